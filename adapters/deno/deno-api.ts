@@ -1,0 +1,52 @@
+// The slice of the `Deno` namespace this adapter uses, declared locally so the npm build and tsc can type
+// it without Deno's global types. `api_check.ts` proves under `deno check` that the real namespace fits.
+
+export interface DenoFileInfo {
+  readonly isFile: boolean;
+  readonly isDirectory: boolean;
+  readonly isSymlink: boolean;
+  readonly size: number;
+  readonly mtime: Date | null;
+  readonly ctime: Date | null;
+  readonly dev: number;
+  readonly ino: number | null;
+  readonly mode: number | null;
+}
+
+export interface DenoFsFile {
+  stat(): Promise<DenoFileInfo>;
+  read(p: Uint8Array): Promise<number | null>;
+  write(p: Uint8Array): Promise<number>;
+  seek(offset: number, whence: DenoSeekStart): Promise<number>;
+  sync(): Promise<void>;
+  close(): void;
+}
+
+export type DenoSeekStart = 0;
+
+export interface DenoApi {
+  cwd(): string;
+  realPath(path: string): Promise<string>;
+  stat(path: string): Promise<DenoFileInfo>;
+  lstat(path: string): Promise<DenoFileInfo>;
+  readLink(path: string): Promise<string>;
+  readDir(path: string): AsyncIterable<{ readonly name: string }>;
+  open(
+    path: string,
+    options: { read?: boolean; write?: boolean; createNew?: boolean; mode?: number },
+  ): Promise<DenoFsFile>;
+  mkdir(path: string, options: { recursive?: boolean }): Promise<void>;
+  chmod(path: string, mode: number): Promise<void>;
+  rename(oldpath: string, newpath: string): Promise<void>;
+  link(oldpath: string, newpath: string): Promise<void>;
+  remove(path: string): Promise<void>;
+  umask(): number;
+  uid(): number | null;
+}
+
+/** The running Deno namespace; throws a clear error outside Deno. */
+export function denoApi(): DenoApi {
+  const api = (globalThis as { Deno?: DenoApi }).Deno;
+  if (!api) throw new Error("toolfs/deno needs the Deno runtime; use toolfs/node on Node");
+  return api;
+}

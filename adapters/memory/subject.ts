@@ -1,0 +1,82 @@
+// Test support: a conformance subject on a fresh memfs volume, probed through the volume directly. Runs
+// unchanged under vitest and deno test.
+import { Volume } from "memfs";
+import type { Probe, ProbeInfo, Subject } from "../../conformance/mod.ts";
+import { type FileSystem, parentPath, resolvePath } from "../../core/mod.ts";
+import { createMemoryProvider } from "./mod.ts";
+
+const ROOT = "/workspace";
+const OUTSIDE = "/outside";
+
+/** A fresh subject on its own volume. */
+export async function createMemorySubject(makeProvider?: (volume: Volume, cwd: string) => FileSystem): Promise<Subject> {
+  const volume = new Volume();
+  volume.mkdirSync(ROOT, { recursive: true });
+  volume.mkdirSync(OUTSIDE, { recursive: true });
+  return {
+    provider: makeProvider ? makeProvider(volume, ROOT) : createMemoryProvider({ volume, cwd: ROOT }),
+    probe: memoryProbe(volume, ROOT, OUTSIDE),
+    dispose: async () => volume.reset(),
+  };
+}
+
+
+/** A probe over a memfs volume. */
+export function memoryProbe(volume: Volume, root: string, outside: string): Probe {
+  const at = (path: string) => resolvePath(root, path);
+  const parent = (path: string) => volume.mkdirSync(parentPath(at(path)), { recursive: true });
+  return {
+    root,
+    outside,
+    async writeFile(path, content) {
+      parent(path);
+      volume.writeFileSync(at(path), content);
+    },
+    async readFile(path) {
+      try {
+        return new Uint8Array(volume.readFileSync(at(path)) as Uint8Array);
+      } catch {
+        return undefined;
+      }
+    },
+    async mkdir(path) {
+      volume.mkdirSync(at(path), { recursive: true });
+    },
+    async symlink(linkTarget, path) {
+      parent(path);
+      volume.symlinkSync(linkTarget, at(path));
+    },
+    async rename(from, to) {
+      // memfs renames of symlinks and directories lose data; the probe moves entries the safe way.
+      const source = at(from);
+      const stat = volume.lstatSync(source);
+      if (stat.isSymbolicLink()) {
+        volume.symlinkSync(String(volume.readlinkSync(source)), at(to));
+        volume.unlinkSync(source);
+      } else {
+        volume.renameSync(source, at(to));
+      }
+    },
+    async remove(path) {
+      volume.rmSync(at(path), { recursive: true, force: true });
+    },
+    async list(path) {
+      return volume.readdirSync(at(path)).map(String).sort();
+    },
+    async info(path): Promise<ProbeInfo | undefined> {
+      try {
+        const s = volume.lstatSync(at(path));
+        const type = s.isFile() ? "file" : s.isDirectory() ? "directory" : s.isSymbolicLink() ? "symlink" : "other";
+        return { type, size: Number(s.size), mtimeMs: Number(s.mtimeMs), mode: Number(s.mode) & 0o777 };
+      } catch {
+        return undefined;
+      }
+    },
+    async setMtime(path, mtimeMs) {
+      volume.utimesSync(at(path), mtimeMs / 1000, mtimeMs / 1000);
+    },
+    async chmod(path, mode) {
+      volume.chmodSync(at(path), mode);
+    },
+  };
+}

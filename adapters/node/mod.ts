@@ -1,0 +1,8 @@
+/**
+ * The Node adapter: a FileSystem over `node:fs` on the local disk, with atomic publication through a
+ * staged file beside the target.
+ *
+ * @module
+ */
+export { createNodeDriver, createNodeProvider } from "./provider.ts";
+export type { NodeProviderOptions } from "./provider.ts";

@@ -1,0 +1,181 @@
+import { FsError, type FsTarget } from "../../core/mod.ts";
+import { assert, assertBytes, assertEquals, assertRejectsCode } from "../assert.ts";
+import type { ConformanceGroup } from "../suite.ts";
+import { needsFileModes, pattern, text, under, utf8 } from "../util.ts";
+
+/** Atomic publication, the fence hook, and what a write leaves behind. */
+export const writeGroup: ConformanceGroup = {
+  name: "write",
+  cases: [
+    {
+      name: "an unguarded write creates a missing file",
+      async run({ provider, probe }) {
+        const result = await provider.write(await provider.resolve("a.txt"), utf8("new"));
+        assertEquals(result.operation, "create");
+        assertBytes(await probe.readFile("a.txt"), "new");
+      },
+    },
+    {
+      name: "an unguarded write replaces an existing file",
+      async run({ provider, probe }) {
+        await probe.writeFile("a.txt", "old content that is longer");
+        const result = await provider.write(await provider.resolve("a.txt"), utf8("new"));
+        assertEquals(result.operation, "update");
+        assertBytes(await probe.readFile("a.txt"), "new");
+      },
+    },
+    {
+      name: "missing parent directories are created",
+      async run({ provider, probe }) {
+        await provider.write(await provider.resolve("x/y/z.txt"), utf8("deep"));
+        assertBytes(await probe.readFile("x/y/z.txt"), "deep");
+      },
+    },
+    {
+      name: "empty content makes an empty file",
+      async run({ provider, probe }) {
+        await provider.write(await provider.resolve("empty"), new Uint8Array(0));
+        assertEquals((await probe.info("empty"))?.size, 0);
+      },
+    },
+    {
+      name: "large content is published byte for byte",
+      async run({ provider, probe }) {
+        const content = pattern(4 * 1024 * 1024 + 17, 11);
+        await provider.write(await provider.resolve("big.bin"), content);
+        assertBytes(await probe.readFile("big.bin"), content);
+      },
+    },
+    {
+      name: "the result names the canonical destination",
+      async run({ provider, probe }) {
+        await probe.mkdir("sub");
+        const result = await provider.write(await provider.resolve("sub/../a.txt"), utf8("x"));
+        assertEquals(result.target.key, under(probe.root, "a.txt"));
+      },
+    },
+    {
+      name: "nothing is left beside the file after a write",
+      async run({ provider, probe }) {
+        const target = await provider.resolve("d/a.txt");
+        await provider.write(target, utf8("one"));
+        await provider.write(target, utf8("two"));
+        assertEquals(await probe.list("d"), ["a.txt"]);
+      },
+    },
+    {
+      name: "the new bytes are not visible at the destination before publication",
+      async run({ provider, probe }) {
+        await probe.writeFile("a.txt", "old");
+        const seen: string[] = [];
+        await provider.write(await provider.resolve("a.txt"), utf8("new"), {
+          fence: async () => void seen.push(text(await probe.readFile("a.txt"))),
+        });
+        assert(seen.length > 0, "the fence ran");
+        assertEquals([...new Set(seen)], ["old"]);
+        assertBytes(await probe.readFile("a.txt"), "new");
+      },
+    },
+    {
+      name: "the fence receives the canonical destination and display path",
+      async run({ provider, probe }) {
+        await probe.mkdir("sub");
+        const calls: FsTarget[] = [];
+        await provider.write(await provider.resolve("sub/../a.txt"), utf8("x"), { fence: (t) => void calls.push(t) });
+        assert(calls.length > 0, "the fence ran");
+        for (const call of calls) {
+          assertEquals(call.key, under(probe.root, "a.txt"));
+          assertEquals(call.displayPath, under(probe.root, "a.txt"));
+        }
+      },
+    },
+    {
+      name: "a fence refusal publishes nothing and creates no directory",
+      async run({ provider, probe }) {
+        const deny = (): never => {
+          throw new FsError("FS_SANDBOX_DENIED", "denied by the test fence");
+        };
+        await assertRejectsCode(provider.write(await provider.resolve("newdir/a.txt"), utf8("x"), { fence: deny }), "FS_SANDBOX_DENIED");
+        assertEquals(await probe.info("newdir"), undefined);
+        assertEquals(await probe.list("."), []);
+      },
+    },
+    {
+      name: "a refusal at the last fence check leaves the old bytes and no staging leftovers",
+      async run({ provider, probe }) {
+        await probe.writeFile("d/a.txt", "old");
+        let calls = 0;
+        const fence = (): void => {
+          calls += 1;
+          if (calls > 1) throw new FsError("FS_SANDBOX_DENIED", "denied at publication");
+        };
+        await assertRejectsCode(provider.write(await provider.resolve("d/a.txt"), utf8("new"), { fence }), "FS_SANDBOX_DENIED");
+        assertBytes(await probe.readFile("d/a.txt"), "old");
+        assertEquals(await probe.list("d"), ["a.txt"]);
+      },
+    },
+    {
+      name: "files staged during publication are owner-only",
+      skip: needsFileModes,
+      async run({ provider, probe }) {
+        await probe.writeFile("d/a.txt", "old");
+        const modes: number[] = [];
+        await provider.write(await provider.resolve("d/a.txt"), utf8("new"), {
+          fence: async () => {
+            for (const name of await probe.list("d")) {
+              if (name !== "a.txt") modes.push((await probe.info(`d/${name}`))?.mode ?? -1);
+            }
+          },
+        });
+        for (const mode of modes) assertEquals(mode & 0o077, 0, `staged mode ${mode.toString(8)}`);
+      },
+    },
+    {
+      name: "a replacement keeps the file's permission bits",
+      skip: needsFileModes,
+      async run({ provider, probe }) {
+        await probe.writeFile("a.sh", "old");
+        await probe.chmod("a.sh", 0o750);
+        await provider.write(await provider.resolve("a.sh"), utf8("new"));
+        assertEquals((await probe.info("a.sh"))?.mode, 0o750);
+      },
+    },
+    {
+      name: "a concurrent reader during 200 rewrites only sees whole old or new bytes",
+      async run({ provider, probe }) {
+        const a = pattern(70_000, 21);
+        const b = pattern(30_000, 22);
+        await probe.writeFile("a.bin", a);
+        const target = await provider.resolve("a.bin");
+        let done = false;
+        let reads = 0;
+        let torn: string | undefined;
+        const reader = (async () => {
+          while (!done && torn === undefined) {
+            const { bytes } = await provider.readBytes(target, { maxBytes: 100_000 });
+            reads++;
+            const same = (x: Uint8Array) => x.length === bytes.length && x.every((v, i) => v === bytes[i]);
+            if (!same(a) && !same(b)) torn = `read ${reads} saw ${bytes.length} bytes that are neither version`;
+          }
+        })();
+        try {
+          for (let i = 0; i < 200 && torn === undefined; i++) await provider.write(target, i % 2 === 0 ? b : a);
+        } finally {
+          done = true;
+          await reader;
+        }
+        assert(torn === undefined, torn ?? "");
+        assert(reads > 1, "the reader ran during the rewrites");
+      },
+    },
+    {
+      name: "concurrent unguarded writes to one file apply in call order",
+      async run({ provider, probe }) {
+        const target = await provider.resolve("a.txt");
+        const results = await Promise.all(Array.from({ length: 20 }, (_, i) => provider.write(target, utf8(`writer ${i}`))));
+        assertEquals(new Set(results.map((r) => r.version)).size, 20, "distinct versions");
+        assertBytes(await probe.readFile("a.txt"), "writer 19");
+      },
+    },
+  ],
+};

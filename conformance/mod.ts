@@ -1,0 +1,66 @@
+/**
+ * The conformance suite: one runner-agnostic set of cases that every FileSystem backend must pass. Bind it
+ * to any runner whose `test(name, fn)` fits {@link Harness}:
+ *
+ * ```ts
+ * import { test } from "vitest"; // or node:test, or (n, fn) => Deno.test(n, fn)
+ * import { runConformance } from "toolfs/conformance";
+ * await runConformance({ test }, createMySubject);
+ * ```
+ *
+ * @module
+ */
+import { abortGroup } from "./groups/abort.ts";
+import { encodingGroup } from "./groups/encoding.ts";
+import { errorsGroup } from "./groups/errors.ts";
+import { listGroup } from "./groups/list.ts";
+import { readBytesGroup } from "./groups/read-bytes.ts";
+import { readGroup } from "./groups/read.ts";
+import { resolveGroup } from "./groups/resolve.ts";
+import { statGroup } from "./groups/stat.ts";
+import { symlinksGroup } from "./groups/symlinks.ts";
+import { versionGuardGroup } from "./groups/version-guard.ts";
+import { writeGroup } from "./groups/write.ts";
+import type { CreateSubject, Harness } from "./harness.ts";
+import { type ConformanceGroup, type ConformanceOptions, type ConformanceReport, registerGroups } from "./suite.ts";
+
+export { AssertionError, assert, assertBytes, assertEquals, assertNotEquals, assertRejectsCode, assertThrowsType } from "./assert.ts";
+export type { CreateSubject, Harness, Probe, ProbeInfo, Subject } from "./harness.ts";
+export { registerGroups } from "./suite.ts";
+export type { ConformanceCase, ConformanceGroup, ConformanceOptions, ConformanceReport } from "./suite.ts";
+export {
+  abortGroup,
+  encodingGroup,
+  errorsGroup,
+  listGroup,
+  readBytesGroup,
+  readGroup,
+  resolveGroup,
+  statGroup,
+  symlinksGroup,
+  versionGuardGroup,
+  writeGroup,
+};
+
+/** The provider seam's groups, in the order they run. */
+export const seamGroups: readonly ConformanceGroup[] = [
+  resolveGroup,
+  statGroup,
+  readGroup,
+  readBytesGroup,
+  listGroup,
+  writeGroup,
+  versionGuardGroup,
+  encodingGroup,
+  symlinksGroup,
+  errorsGroup,
+  abortGroup,
+];
+
+/**
+ * Registers the whole suite with `harness`, building a fresh subject for every case. Await it at the top
+ * level of the test module: it builds one subject first to read the backend's capabilities.
+ */
+export function runConformance(harness: Harness, createSubject: CreateSubject, options?: ConformanceOptions): Promise<ConformanceReport> {
+  return registerGroups(seamGroups, harness, createSubject, options);
+}

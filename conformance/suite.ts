@@ -1,0 +1,69 @@
+import type { FsCapabilities } from "../core/mod.ts";
+import type { CreateSubject, Harness, Subject } from "./harness.ts";
+
+/** One behaviour, checked on a fresh subject. */
+export interface ConformanceCase {
+  readonly name: string;
+  /** The reason this case does not apply to a backend with these capabilities; undefined when it does. */
+  readonly skip?: (capabilities: FsCapabilities) => string | undefined;
+  run(subject: Subject): Promise<void>;
+}
+
+/** Cases about one concern, exported so an adapter author can run a single group while debugging. */
+export interface ConformanceGroup {
+  readonly name: string;
+  readonly cases: readonly ConformanceCase[];
+}
+
+export interface ConformanceOptions {
+  /** Prefix for every case name, such as the subject's name. */
+  readonly prefix?: string;
+  /** Register only these groups (by name). */
+  readonly groups?: readonly string[];
+}
+
+/** What was registered: the case names, and the cases left out with their reasons. */
+export interface ConformanceReport {
+  readonly registered: readonly string[];
+  readonly skipped: readonly { readonly name: string; readonly reason: string }[];
+}
+
+/**
+ * Registers every case of `groups` with the harness. One subject is built first to read the backend's
+ * capabilities, so call it with `await` at the top level of a test module.
+ */
+export async function registerGroups(
+  groups: readonly ConformanceGroup[],
+  harness: Harness,
+  createSubject: CreateSubject,
+  options?: ConformanceOptions,
+): Promise<ConformanceReport> {
+  const first = await createSubject();
+  const capabilities = first.provider.capabilities;
+  await first.dispose();
+  const registered: string[] = [];
+  const skipped: { name: string; reason: string }[] = [];
+  const prefix = options?.prefix ? `${options.prefix} ` : "";
+  for (const group of groups) {
+    if (options?.groups && !options.groups.includes(group.name)) continue;
+    for (const testCase of group.cases) {
+      const name = `${prefix}${group.name}: ${testCase.name}`;
+      const reason = testCase.skip?.(capabilities);
+      if (reason !== undefined) {
+        skipped.push({ name, reason });
+        harness.skip?.(name, reason);
+        continue;
+      }
+      registered.push(name);
+      harness.test(name, async () => {
+        const subject = await createSubject();
+        try {
+          await testCase.run(subject);
+        } finally {
+          await subject.dispose();
+        }
+      });
+    }
+  }
+  return { registered, skipped };
+}

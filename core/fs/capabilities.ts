@@ -1,0 +1,17 @@
+/**
+ * What a backend can do, as data. The conformance suite reads it to decide which cases apply and names the
+ * reason whenever it skips one.
+ */
+export interface FsCapabilities {
+  /** Symbolic links can be created and are reported as such by `lstat` and `listDir`. */
+  readonly symlinks: boolean;
+  /** POSIX permission bits are stored: new files are owner-only until published, replacements keep the mode. */
+  readonly fileModes: boolean;
+  /** The backend can refuse access with a permission error (a disk backend run by root cannot). */
+  readonly permissionErrors: boolean;
+  /**
+   * The coarsest resolution, in milliseconds, of the timestamps the version token relies on to notice a
+   * change made outside the provider (Deno reports ctime in whole seconds, memfs in milliseconds).
+   */
+  readonly timestampResolutionMs: number;
+}

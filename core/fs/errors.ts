@@ -1,0 +1,65 @@
+/**
+ * The closed set of filesystem error codes. Consumers branch on `code`; messages may change, codes may not.
+ */
+export const FS_ERROR_CODES = [
+  "FS_NOT_FOUND",
+  "FS_NOT_DIRECTORY",
+  "FS_NOT_TEXT",
+  "FS_NOT_REGULAR_FILE",
+  "FS_TOO_LARGE",
+  "FS_PERMISSION_DENIED",
+  "FS_SANDBOX_DENIED",
+  "FS_IO_ERROR",
+  "FS_STALE_VERSION",
+  "FS_NOT_OBSERVED",
+  "FS_AMBIGUOUS_EDIT",
+  "FS_EDIT_NOT_FOUND",
+  "FS_ABORTED",
+] as const;
+
+export type FsErrorCode = (typeof FS_ERROR_CODES)[number];
+
+/** Structured facts about a failure, for hosts and UIs; the message stays the model-facing text. */
+export interface FsErrorDetails {
+  /** The display path the failure concerns, when there is one. */
+  readonly path?: string;
+  readonly [key: string]: unknown;
+}
+
+/** The one error class of the filesystem family: a stable `code` plus a message that says what to do next. */
+export class FsError extends Error {
+  override readonly name = "FsError";
+  readonly code: FsErrorCode;
+  readonly details: FsErrorDetails;
+
+  constructor(code: FsErrorCode, message: string, options?: { cause?: unknown; details?: FsErrorDetails }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.details = options?.details ?? {};
+  }
+}
+
+const codes: ReadonlySet<string> = new Set(FS_ERROR_CODES);
+
+/**
+ * True for an FsError, also one built by another copy of this library (another realm or bundle), so the
+ * check does not depend on `instanceof`.
+ */
+export function isFsError(value: unknown, code?: FsErrorCode): value is FsError {
+  if (typeof value !== "object" || value === null) return false;
+  const candidate = value as { name?: unknown; code?: unknown };
+  if (candidate.name !== "FsError" || typeof candidate.code !== "string" || !codes.has(candidate.code)) {
+    return false;
+  }
+  return code === undefined || candidate.code === code;
+}
+
+/** Throws `FS_ABORTED` when the signal has fired; the abort reason becomes the cause. */
+export function throwIfAborted(signal: AbortSignal | undefined, path?: string): void {
+  if (signal?.aborted) {
+    throw new FsError("FS_ABORTED", path === undefined ? "Operation aborted" : `Operation on "${path}" aborted`, {
+      cause: signal.reason,
+      details: path === undefined ? {} : { path },
+    });
+  }
+}

@@ -1,0 +1,123 @@
+import type { FsCapabilities } from "./capabilities.ts";
+
+/** Opaque identity of a file: every alias of one file (through symlinks, `..`, `./`) shares it. */
+export type FsTargetKey = string & { readonly __brand: "FsTargetKey" };
+
+/** Opaque freshness token: changes whenever the file's bytes change. Compare only through a guard. */
+export type FsVersion = string & { readonly __brand: "FsVersion" };
+
+/** A resolved path: the canonical key plus the spelling to show to a model or a user. */
+export interface FsTarget {
+  readonly key: FsTargetKey;
+  /** The absolute path as the caller spelled it, `.` and `..` collapsed, symlinks not followed. */
+  readonly displayPath: string;
+}
+
+export type FsFileType = "file" | "directory" | "other";
+export type FsEntryType = FsFileType | "symlink";
+
+/** Metadata of a followed path (`stat`). */
+export interface FsInfo {
+  readonly type: FsFileType;
+  /** Size in bytes. */
+  readonly size: number;
+  /** Modification time in milliseconds since the epoch, as precise as the backend stores it. */
+  readonly mtimeMs: number;
+  readonly version: FsVersion;
+}
+
+/** Metadata of a path whose last segment is not followed (`lstat`). */
+export interface FsPathInfo {
+  readonly type: FsEntryType;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+/** One entry of a directory listing; `type` describes the entry itself, so a symlink lists as `symlink`. */
+export interface FsDirEntry {
+  readonly name: string;
+  readonly type: FsEntryType;
+  readonly target: FsTarget;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+/** A bounded read: the bytes and the version they were read at. */
+export interface FsBytes {
+  readonly bytes: Uint8Array;
+  readonly version: FsVersion;
+}
+
+/** An open streaming read. Iterating it yields the file's bytes in chunks; leaving the loop early closes it. */
+export interface FsReadStream extends AsyncIterable<Uint8Array> {
+  /** Metadata of the opened file, taken from the open handle. */
+  readonly info: FsInfo;
+  /** Releases the handle; safe to call more than once. */
+  close(): Promise<void>;
+}
+
+/**
+ * A precondition on publication. Omitting the guard publishes unconditionally (still atomically).
+ * - `createIfAbsent`: publish only if nothing exists at the destination, decided by the publication itself.
+ * - `replaceIfVersion`: publish only over the file at exactly this version.
+ */
+export type FsWriteGuard =
+  | { readonly kind: "createIfAbsent" }
+  | { readonly kind: "replaceIfVersion"; readonly version: FsVersion };
+
+/**
+ * Called with the freshly re-resolved canonical destination before any directory is created and again
+ * immediately before the new bytes are published. Throwing refuses the write; nothing is published.
+ */
+export type FsFence = (destination: FsTarget) => void | Promise<void>;
+
+export interface FsWriteOptions {
+  readonly guard?: FsWriteGuard;
+  readonly signal?: AbortSignal;
+  readonly fence?: FsFence;
+}
+
+export interface FsWriteResult {
+  readonly operation: "create" | "update";
+  /** The version of the published bytes; a valid `replaceIfVersion` guard for the next write. */
+  readonly version: FsVersion;
+  /** The canonical destination the bytes were published to. */
+  readonly target: FsTarget;
+}
+
+export interface FsResolveOptions {
+  /** Base for a relative path; defaults to the provider's cwd. Must be absolute. */
+  readonly cwd?: string;
+  readonly signal?: AbortSignal;
+}
+
+export interface FsSignalOptions {
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * The provider seam. Every adapter implements exactly this; decoding, windowing, policy and rendering are
+ * built on top of it in core, so they behave the same on every backend.
+ */
+export interface FileSystem {
+  readonly capabilities: FsCapabilities;
+  /** Absolute base directory for relative paths. Not a boundary: `..` and absolute paths leave it. */
+  readonly cwd: string;
+
+  /** Resolves a user path. Blank paths, NUL bytes and paths through a regular file fail `FS_NOT_FOUND`. */
+  resolve(path: string, options?: FsResolveOptions): Promise<FsTarget>;
+  /** Follows symlinks; `undefined` when nothing exists there. */
+  stat(target: FsTarget, options?: FsSignalOptions): Promise<FsInfo | undefined>;
+  /** Does not follow a final symlink; `undefined` when nothing exists there. */
+  lstat(path: string, options?: FsResolveOptions): Promise<FsPathInfo | undefined>;
+  /** Reads a whole regular file of at most `maxBytes` bytes, else `FS_TOO_LARGE`; never buffers more. */
+  readBytes(target: FsTarget, options: { readonly maxBytes: number; readonly signal?: AbortSignal }): Promise<FsBytes>;
+  /** Opens a regular file for streaming; errors (missing, directory) surface from this call. */
+  readStream(target: FsTarget, options?: { readonly signal?: AbortSignal; readonly chunkSize?: number }): Promise<FsReadStream>;
+  /** One level of a directory, in UTF-8 byte order of the names. */
+  listDir(target: FsTarget, options?: FsSignalOptions): Promise<FsDirEntry[]>;
+  /** Atomically publishes `bytes` at the target: readers see the old bytes or the new, never a mix. */
+  write(target: FsTarget, bytes: Uint8Array, options?: FsWriteOptions): Promise<FsWriteResult>;
+  /** True when `child` is `parent` or lies beneath it (by canonical identity). */
+  contains(parent: FsTarget, child: FsTarget): boolean;
+}

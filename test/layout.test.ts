@@ -1,0 +1,101 @@
+// The layout's rules, checked: core and the suite stay runtime-neutral, adapters are reached only by
+// their entry points, and package.json, deno.json and the build agree on the entry points.
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { builtinModules } from "node:module";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { describe, expect, test } from "vitest";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const isTest = (file: string) => /(\.test|_test)\.ts$/.test(file);
+
+function sources(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...sources(path));
+    else if (entry.name.endsWith(".ts")) out.push(path);
+  }
+  return out;
+}
+
+function specifiers(code: string): string[] {
+  const found: string[] = [];
+  for (const m of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)["']([^"']+)["']/g)) found.push(m[1]!);
+  return found;
+}
+
+function withoutComments(code: string): string {
+  return code.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`])\/\/.*$/gm, "$1");
+}
+
+const builtins = new Set(builtinModules.flatMap((name) => [name, name.split("/")[0]!]));
+const runtimeGlobals = /\b(?:process\s*[.[]|Buffer\b|Deno\b|window\s*\.|document\s*\.|require\s*\()/;
+
+describe("runtime neutrality", () => {
+  const neutral = ["core", "conformance", "fixtures"].flatMap(sources).filter((f) => !isTest(f));
+
+  test("core, conformance and fixtures have sources to check", () => {
+    expect(neutral.length).toBeGreaterThan(20);
+  });
+
+  test.for(neutral)("%s imports nothing runtime-specific", (file) => {
+    const code = withoutComments(readFileSync(join(root, file), "utf8"));
+    for (const spec of specifiers(code)) {
+      expect(spec.startsWith("node:") || builtins.has(spec) || spec.startsWith("npm:") || spec.startsWith("jsr:"), spec).toBe(false);
+    }
+    expect(code.match(runtimeGlobals)?.[0]).toBeUndefined();
+  });
+
+  test("a file that reaches for a runtime is caught by the same checks", () => {
+    const bad = 'import { readFile } from "node:fs";\nimport os from "os";\nconst x = process.env.HOME;\n';
+    expect(specifiers(bad)).toEqual(["node:fs", "os"]);
+    expect(builtins.has("os")).toBe(true);
+    expect(withoutComments(bad).match(runtimeGlobals)?.[0]).toBe("process.");
+    expect(withoutComments("// process.exit is not called\nconst y = 1;").match(runtimeGlobals)).toBeNull();
+  });
+});
+
+describe("adapter boundaries", () => {
+  const library = ["core", "conformance", "fixtures"].flatMap(sources);
+
+  test.for(library)("%s does not import an adapter", (file) => {
+    const code = readFileSync(join(root, file), "utf8");
+    for (const spec of specifiers(code)) expect(spec.includes("adapters/"), spec).toBe(false);
+  });
+
+  test("adapters reach core only through its entry point", () => {
+    for (const file of sources("adapters").filter((f) => !isTest(f))) {
+      for (const spec of specifiers(readFileSync(join(root, file), "utf8"))) {
+        if (spec.includes("/core/")) expect(spec, file).toMatch(/\/core\/mod\.ts$/);
+      }
+    }
+  });
+});
+
+describe("entry points", () => {
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  const deno = JSON.parse(readFileSync(join(root, "deno.json"), "utf8"));
+  const npmEntries = Object.entries(pkg.exports as Record<string, unknown>).filter(([k]) => k !== "./package.json");
+
+  test("package.json and deno.json export the same subpaths", () => {
+    expect(npmEntries.map(([k]) => k).sort()).toEqual(Object.keys(deno.exports).sort());
+    for (const required of [".", "./node", "./deno", "./memory", "./conformance"]) expect(deno.exports).toHaveProperty(required);
+  });
+
+  test.for(npmEntries)("the build emits ESM and declarations for %s, with the source's exports", async ([subpath, target]) => {
+    const { import: js, types } = target as { import: string; types: string };
+    expect(existsSync(join(root, js)), `${js} (run npm run build)`).toBe(true);
+    expect(existsSync(join(root, types)), types).toBe(true);
+    const built = await import(pathToFileURL(join(root, js)).href);
+    const source = await import(pathToFileURL(join(root, deno.exports[subpath])).href);
+    expect(Object.keys(built).sort()).toEqual(Object.keys(source).sort());
+  });
+
+  test("the runtime-neutral declarations type-check without any runtime's types", () => {
+    const tsc = join(root, "node_modules/typescript/bin/tsc");
+    const check = () => execFileSync(process.execPath, [tsc, "-p", "test/dist-types.tsconfig.json"], { cwd: root, stdio: "pipe" });
+    expect(check).not.toThrow();
+  });
+});

@@ -1,0 +1,52 @@
+// The README's promises, run: the usage example works as printed, and the one-line node:test binding of the
+// conformance suite registers and passes cases.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect, test } from "vitest";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const readme = readFileSync(join(root, "README.md"), "utf8");
+const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+
+function runModule(source: string, name: string): string {
+  // Inside the repository so `toolfs/...` resolves to this package (self-reference through its exports).
+  const dir = join(root, ".tmp");
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, name);
+  writeFileSync(file, source);
+  try {
+    return execFileSync(process.execPath, ["--import", "tsx", file], { cwd: root, encoding: "utf8", stdio: "pipe" });
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+test("the README's usage example runs as printed", () => {
+  const workspace = mkdtempSync(join(tmpdir(), "toolfs-readme-"));
+  try {
+    writeFileSync(join(workspace, "notes.txt"), "first line\n");
+    const example = blocks[0]!.replace("/path/to/workspace", workspace);
+    runModule(example, "readme-example.ts");
+    expect(readFileSync(join(workspace, "notes.txt"), "utf8")).toBe("first line\none more line\n");
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
+});
+
+test("the README's node:test binding runs the suite", () => {
+  const binding = blocks[1]!.split("\n").find((line) => line.includes('from "node:test"'))!;
+  const call = blocks[1]!.split("\n").find((line, i, all) => i > 0 && all[i - 1] === binding)!;
+  const source = [
+    'import { runConformance } from "toolfs/conformance";',
+    binding,
+    'import { createMemorySubject } from "../adapters/memory/subject.ts";',
+    "const createMySubject = () => createMemorySubject();",
+    call,
+  ].join("\n");
+  const output = runModule(source.replace("createMySubject);", 'createMySubject, { groups: ["resolve"] });'), "readme-binding.ts");
+  expect(output).toMatch(/# pass 1\d\b/);
+  expect(output).toMatch(/# fail 0\b/);
+}, 60_000);

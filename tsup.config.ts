@@ -1,0 +1,25 @@
+import { readFileSync } from "node:fs";
+import type { Options } from "tsup";
+
+// deno.json's export map is the single list of entry points: each subpath becomes one dist file, named
+// as package.json's export map expects ("." -> index).
+const denoExports = JSON.parse(readFileSync("deno.json", "utf8")).exports as Record<string, string>;
+
+export const entryNames: Record<string, string> = Object.fromEntries(
+  Object.entries(denoExports).map(([subpath, source]) => [subpath === "." ? "index" : subpath.slice(2), source]),
+);
+
+const config: Options = {
+  entry: entryNames,
+  format: ["esm"],
+  dts: true,
+  tsconfig: "tsconfig.node.json",
+  clean: true,
+  target: "es2022",
+  platform: "neutral",
+  sourcemap: false,
+  splitting: true,
+  external: ["memfs", "zod", "re2js", "picomatch", "diff", "@vscode/ripgrep", "@agentclientprotocol/sdk"],
+};
+
+export default config;
