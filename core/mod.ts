@@ -7,3 +7,4 @@
  */
 export * from "./fs/mod.ts";
 export * from "./text/mod.ts";
+export * from "./search/mod.ts";

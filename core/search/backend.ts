@@ -1,0 +1,100 @@
+// The search-backend seam. A request describes a ripgrep invocation as data (the flags this project uses,
+// and the few more the differential cases exercise); a backend either runs ripgrep with exactly that argv or
+// reproduces its result in TypeScript. Results mirror ripgrep's own output: paths relative to the cwd, and
+// for grep the fields of its --json `match` events.
+
+/** One `-g` (or, case-insensitive, `--iglob`) value, in command-line order. */
+export interface GlobArg {
+  readonly glob: string;
+  readonly caseInsensitive?: boolean;
+}
+
+/** What every search shares: where it runs, what it walks, and its budgets. */
+export interface SearchScope {
+  /** Canonical absolute directory the search runs in (ripgrep's cwd); results are relative to it. */
+  readonly cwd: string;
+  /**
+   * Path arguments, relative to `cwd` (files or directories). None means ripgrep's default: walk `cwd` and
+   * print paths without a `./` prefix.
+   */
+  readonly paths?: readonly string[];
+  /** `-g` / `--iglob` values in order; the last matching one decides. */
+  readonly globs?: readonly GlobArg[];
+  /** `--hidden`: include entries whose name starts with a dot. */
+  readonly hidden?: boolean;
+  /**
+   * `--no-ignore`: do not honour `.gitignore`, `.ignore` or `.rgignore`. Configuration files and the global
+   * git excludes file are never consulted (`--no-config`, `--no-ignore-global`).
+   */
+  readonly noIgnore?: boolean;
+  /** `-L`: follow symbolic links. */
+  readonly follow?: boolean;
+  readonly signal?: AbortSignal;
+  /** Stop and fail `SEARCH_ABORTED` after this many milliseconds. */
+  readonly timeoutMs?: number;
+  /** Fail `SEARCH_RAW_OUTPUT_OVERFLOW` once the raw output exceeds this many bytes. */
+  readonly maxOutputBytes?: number;
+}
+
+/** `rg --files`: list the files a search would look at. */
+export interface FilesRequest extends SearchScope {
+  /** `--sort` / `--sortr`. Without it the order is unspecified. `modified` is oldest first. */
+  readonly sort?: { readonly by: "path" | "modified"; readonly reverse?: boolean };
+}
+
+export interface FilesResult {
+  /** Paths relative to `cwd`, `/`-separated, in the requested order. */
+  readonly paths: readonly string[];
+  /** Per-path failures that did not stop the search (ripgrep's exit 2 with output), one line each. */
+  readonly problems: readonly string[];
+}
+
+/** `rg --json -e PATTERN`: the lines matching a regular expression. */
+export interface GrepRequest extends SearchScope {
+  readonly pattern: string;
+}
+
+/** Text that was valid UTF-8, or the raw bytes when it was not (ripgrep's `{"text"}` / `{"bytes"}`). */
+export type SearchData = { readonly text: string } | { readonly bytes: Uint8Array };
+
+export interface GrepSubmatch {
+  readonly match: SearchData;
+  /** Byte offsets into the line. */
+  readonly start: number;
+  readonly end: number;
+}
+
+export interface GrepLine {
+  /** The whole line including its terminator, as ripgrep's `lines`. */
+  readonly line: SearchData;
+  /** 1-based. */
+  readonly lineNumber: number;
+  /** Byte offset of the line's start in the (decoded) file. */
+  readonly absoluteOffset: number;
+  readonly submatches: readonly GrepSubmatch[];
+}
+
+export interface GrepFile {
+  /** Relative to `cwd`, as ripgrep prints it. */
+  readonly path: string;
+  readonly lines: readonly GrepLine[];
+  /** Set when a NUL stopped the search of this file part-way (ripgrep's `end.binary_offset`). */
+  readonly binaryOffset?: number;
+}
+
+export interface GrepResult {
+  /** Files with at least one match, in the order found. */
+  readonly files: readonly GrepFile[];
+  readonly problems: readonly string[];
+}
+
+/**
+ * Runs searches. Invalid globs and regexes fail `SEARCH_INVALID_PATTERN` with ripgrep's wording; an empty
+ * result is not an error.
+ */
+export interface SearchBackend {
+  /** A short name for messages and test output, such as "ripgrep" or "engine". */
+  readonly name: string;
+  files(request: FilesRequest): Promise<FilesResult>;
+  grep(request: GrepRequest): Promise<GrepResult>;
+}
