@@ -1,4 +1,4 @@
-import type { FileSystem } from "../core/mod.ts";
+import type { FileSystem, SearchBackend } from "../core/mod.ts";
 
 /**
  * The runner the suite registers its cases with. vitest's and node:test's `test`, and
@@ -46,6 +46,8 @@ export interface Probe {
 export interface Subject {
   readonly provider: FileSystem;
   readonly probe: Probe;
+  /** The search backend serving this provider's tree, when the subject has one. */
+  readonly search?: SearchBackend;
   dispose(): Promise<void>;
 }
 

@@ -27,7 +27,7 @@ import { type ConformanceGroup, type ConformanceOptions, type ConformanceReport,
 export { AssertionError, assert, assertBytes, assertEquals, assertNotEquals, assertRejectsCode, assertThrowsType } from "./assert.ts";
 export type { CreateSubject, Harness, Probe, ProbeInfo, Subject } from "./harness.ts";
 export { registerGroups } from "./suite.ts";
-export type { ConformanceCase, ConformanceGroup, ConformanceOptions, ConformanceReport } from "./suite.ts";
+export type { ConformanceCase, ConformanceGroup, ConformanceOptions, ConformanceReport, SubjectTraits } from "./suite.ts";
 export {
   abortGroup,
   encodingGroup,

@@ -4,9 +4,14 @@ import type { CreateSubject, Harness, Subject } from "./harness.ts";
 /** One behaviour, checked on a fresh subject. */
 export interface ConformanceCase {
   readonly name: string;
-  /** The reason this case does not apply to a backend with these capabilities; undefined when it does. */
-  readonly skip?: (capabilities: FsCapabilities) => string | undefined;
+  /** The reason this case does not apply to this subject; undefined when it does. */
+  readonly skip?: (traits: SubjectTraits) => string | undefined;
   run(subject: Subject): Promise<void>;
+}
+
+/** What a case may depend on: the provider's capabilities, and the subject's search backend by name. */
+export interface SubjectTraits extends FsCapabilities {
+  readonly search: string | undefined;
 }
 
 /** Cases about one concern, exported so an adapter author can run a single group while debugging. */
@@ -39,7 +44,7 @@ export async function registerGroups(
   options?: ConformanceOptions,
 ): Promise<ConformanceReport> {
   const first = await createSubject();
-  const capabilities = first.provider.capabilities;
+  const traits: SubjectTraits = { ...first.provider.capabilities, search: first.search?.name };
   await first.dispose();
   const registered: string[] = [];
   const skipped: { name: string; reason: string }[] = [];
@@ -48,7 +53,7 @@ export async function registerGroups(
     if (options?.groups && !options.groups.includes(group.name)) continue;
     for (const testCase of group.cases) {
       const name = `${prefix}${group.name}: ${testCase.name}`;
-      const reason = testCase.skip?.(capabilities);
+      const reason = testCase.skip?.(traits);
       if (reason !== undefined) {
         skipped.push({ name, reason });
         harness.skip?.(name, reason);

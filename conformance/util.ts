@@ -1,4 +1,5 @@
-import type { FsCapabilities, FsReadStream } from "../core/mod.ts";
+import type { FsReadStream } from "../core/mod.ts";
+import type { SubjectTraits } from "./suite.ts";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -52,13 +53,13 @@ export function under(root: string, relative: string): string {
   return root === "/" ? `/${relative}` : `${root}/${relative}`;
 }
 
-export const needsSymlinks = (c: FsCapabilities): string | undefined =>
+export const needsSymlinks = (c: SubjectTraits): string | undefined =>
   c.symlinks ? undefined : "the backend has no symbolic links";
 
-export const needsFileModes = (c: FsCapabilities): string | undefined =>
+export const needsFileModes = (c: SubjectTraits): string | undefined =>
   c.fileModes ? undefined : "the backend stores no permission bits";
 
-export const needsPermissionErrors = (c: FsCapabilities): string | undefined =>
+export const needsPermissionErrors = (c: SubjectTraits): string | undefined =>
   c.permissionErrors ? undefined : "the backend cannot refuse access here (a disk backend run as root)";
 
 /** An AbortSignal that has already fired. */
@@ -67,3 +68,6 @@ export function abortedSignal(): AbortSignal {
   controller.abort(new Error("stop"));
   return controller.signal;
 }
+
+export const needsSearch = (c: SubjectTraits): string | undefined =>
+  c.search ? undefined : "the subject has no search backend";
