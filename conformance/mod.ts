@@ -19,6 +19,12 @@ import { readGroup } from "./groups/read.ts";
 import { resolveGroup } from "./groups/resolve.ts";
 import { statGroup } from "./groups/stat.ts";
 import { symlinksGroup } from "./groups/symlinks.ts";
+import { toolsEditGroup } from "./groups/tools-edit.ts";
+import { toolsPolicyGroup } from "./groups/tools-policy.ts";
+import { toolsReadGroup } from "./groups/tools-read.ts";
+import { toolsSandboxGroup } from "./groups/tools-sandbox.ts";
+import { toolsToolkitGroup } from "./groups/tools-toolkit.ts";
+import { toolsWriteGroup } from "./groups/tools-write.ts";
 import { versionGuardGroup } from "./groups/version-guard.ts";
 import { writeGroup } from "./groups/write.ts";
 import type { CreateSubject, Harness } from "./harness.ts";
@@ -38,6 +44,12 @@ export {
   resolveGroup,
   statGroup,
   symlinksGroup,
+  toolsEditGroup,
+  toolsPolicyGroup,
+  toolsReadGroup,
+  toolsSandboxGroup,
+  toolsToolkitGroup,
+  toolsWriteGroup,
   versionGuardGroup,
   writeGroup,
 };
@@ -57,10 +69,23 @@ export const seamGroups: readonly ConformanceGroup[] = [
   abortGroup,
 ];
 
+/** The model-facing tools' groups: the toolkit, read, write, edit, the read-before-write policy, the sandbox. */
+export const toolGroups: readonly ConformanceGroup[] = [
+  toolsToolkitGroup,
+  toolsReadGroup,
+  toolsWriteGroup,
+  toolsEditGroup,
+  toolsPolicyGroup,
+  toolsSandboxGroup,
+];
+
+/** Every group, in the order they run. */
+export const allGroups: readonly ConformanceGroup[] = [...seamGroups, ...toolGroups];
+
 /**
  * Registers the whole suite with `harness`, building a fresh subject for every case. Await it at the top
  * level of the test module: it builds one subject first to read the backend's capabilities.
  */
 export function runConformance(harness: Harness, createSubject: CreateSubject, options?: ConformanceOptions): Promise<ConformanceReport> {
-  return registerGroups(seamGroups, harness, createSubject, options);
+  return registerGroups(allGroups, harness, createSubject, options);
 }

@@ -4,9 +4,15 @@
  *
  * @module
  */
-export { bomLength, detectBom, UTF8_BOM, withUtf8Bom } from "./bom.ts";
+export { bomLength, concatBytes, detectBom, isUtf8BomPrefix, UTF8_BOM, withUtf8Bom } from "./bom.ts";
 export type { Bom } from "./bom.ts";
 export { applyLineEnding, detectLineEnding, endsWithNewline, normalizeLineEndings } from "./eol.ts";
 export type { LineEnding } from "./eol.ts";
-export { decodeText, encodeUtf8, findInvalidUtf8, TEXT_SNIFF_BYTES, TextStreamDecoder } from "./utf8.ts";
+export { decodeText, encodeUtf8, findInvalidUtf8, notTextError, TEXT_SNIFF_BYTES, TextStreamDecoder } from "./utf8.ts";
+export { readWindow } from "./window.ts";
+export type { ReadWindow, WindowLine, WindowOptions } from "./window.ts";
 export type { DecodedText, DecodeOptions, NotTextReason } from "./utf8.ts";
+export { applyEdit } from "./edit.ts";
+export type { EditRequest, EditResult, EditSpan } from "./edit.ts";
+export { unifiedDiff } from "./diff.ts";
+export type { DiffOptions, DiffSummary } from "./diff.ts";

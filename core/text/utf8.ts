@@ -1,5 +1,5 @@
 import { FsError } from "../fs/errors.ts";
-import { detectBom } from "./bom.ts";
+import { concatBytes, detectBom, isUtf8BomPrefix } from "./bom.ts";
 
 /** How many leading bytes are searched for a NUL before a file is treated as binary. */
 export const TEXT_SNIFF_BYTES = 8192;
@@ -64,8 +64,8 @@ export class TextStreamDecoder {
   push(chunk: Uint8Array): string {
     if (this.#head !== undefined) {
       // Hold back the first bytes until the byte-order mark question can be answered.
-      const head = concat(this.#head, chunk);
-      if (head.length < 3 && isBomPrefix(head)) {
+      const head = concatBytes(this.#head, chunk);
+      if (isUtf8BomPrefix(head)) {
         this.#head = head;
         return "";
       }
@@ -112,26 +112,25 @@ export class TextStreamDecoder {
   }
 
   #error(kind: NotTextReason, reason: string, offset: number, cause?: unknown): FsError {
-    const subject = this.#path === undefined ? "Cannot decode the text" : `Cannot read "${this.#path}" as text`;
-    return new FsError("FS_NOT_TEXT", `${subject}: ${reason}`, {
-      cause,
-      details: { reason: kind, offset, ...(this.#path === undefined ? {} : { path: this.#path }) },
-    });
+    return notTextError(this.#path, kind, reason, { offset }, cause);
   }
 }
 
-function isBomPrefix(bytes: Uint8Array): boolean {
-  if (bytes.length === 0) return true;
-  if (bytes[0] === 0xef) return bytes.length === 1 || bytes[1] === 0xbb;
-  return false;
-}
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  if (a.length === 0) return b;
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
+
+/** The FS_NOT_TEXT error for `path`, with the reason as data and as words. */
+export function notTextError(
+  path: string | undefined,
+  reason: NotTextReason,
+  message: string,
+  details?: Record<string, unknown>,
+  cause?: unknown,
+): FsError {
+  const subject = path === undefined ? "Cannot decode the text" : `Cannot read "${path}" as text`;
+  return new FsError("FS_NOT_TEXT", `${subject}: ${message}`, {
+    cause,
+    details: { reason, ...details, ...(path === undefined ? {} : { path }) },
+  });
 }
 
 /**

@@ -1,0 +1,108 @@
+import { createToolkit } from "../../core/mod.ts";
+import { assert, assertEquals, assertThrowsType } from "../assert.ts";
+import type { ConformanceGroup } from "../suite.ts";
+import { abortedSignal } from "../util.ts";
+import { excludes, fails, includes, ok, toolkit } from "./tools-support.ts";
+
+/** The toolkit itself: definitions, argument checking, guidance, and failures as results. */
+export const toolsToolkitGroup: ConformanceGroup = {
+  name: "toolkit",
+  cases: [
+    {
+      name: "definitions carry a description and a strict JSON Schema per tool",
+      async run(subject) {
+        const kit = toolkit(subject);
+        assertEquals(kit.definitions.map((d) => d.name), ["read", "write", "edit"]);
+        for (const definition of kit.definitions) {
+          assert(definition.description.length > 20, `${definition.name} has a description`);
+          assertEquals(definition.inputSchema.type, "object");
+          assertEquals(definition.inputSchema.additionalProperties, false);
+          excludes(JSON.stringify(definition.inputSchema), "$schema", "9007199254740991");
+        }
+        assertEquals(kit.definitions[2]?.inputSchema.required, ["path", "old_string", "new_string"]);
+      },
+    },
+    {
+      name: "an unknown tool is a TOOL_UNKNOWN result, not an exception",
+      async run(subject) {
+        includes((await fails(toolkit(subject), "delete", { path: "a" }, "TOOL_UNKNOWN")).content, "read, write, edit");
+      },
+    },
+    {
+      name: "missing, mistyped and extra arguments are TOOL_INVALID_ARGUMENTS naming the field",
+      async run(subject) {
+        const kit = toolkit(subject);
+        includes((await fails(kit, "read", {}, "TOOL_INVALID_ARGUMENTS")).content, "path");
+        includes((await fails(kit, "read", { path: 7 }, "TOOL_INVALID_ARGUMENTS")).content, "path");
+        includes((await fails(kit, "write", { path: "a", content: "x", mode: 644 }, "TOOL_INVALID_ARGUMENTS")).content, '"mode"');
+        includes((await fails(kit, "edit", { path: "a", old_string: "x" }, "TOOL_INVALID_ARGUMENTS")).content, "new_string");
+      },
+    },
+    {
+      name: "arguments that are not an object are refused",
+      async run(subject) {
+        const kit = toolkit(subject);
+        for (const args of [null, undefined, "a.txt", ["a.txt"], 3]) await fails(kit, "read", args, "TOOL_INVALID_ARGUMENTS");
+      },
+    },
+    {
+      name: "a blank or NUL-bearing path is a coded error, not a crash",
+      async run(subject) {
+        const kit = toolkit(subject);
+        await fails(kit, "read", { path: "" }, "TOOL_INVALID_ARGUMENTS");
+        await fails(kit, "read", { path: "   " }, "FS_NOT_FOUND");
+        await fails(kit, "write", { path: "a\0b", content: "x" }, "FS_NOT_FOUND");
+        assertEquals(await subject.probe.list("."), []);
+      },
+    },
+    {
+      name: "an aborted call fails FS_ABORTED and writes nothing",
+      async run(subject) {
+        const kit = toolkit(subject);
+        await fails(kit, "write", { path: "a.txt", content: "x" }, "FS_ABORTED", { signal: abortedSignal() });
+        assertEquals(await subject.probe.list("."), []);
+      },
+    },
+    {
+      name: "a relative cwd is refused",
+      async run(subject) {
+        await fails(toolkit(subject), "read", { path: "a.txt" }, "TOOL_INVALID_ARGUMENTS", { cwd: "relative" });
+      },
+    },
+    {
+      name: "only the chosen tools are registered and described",
+      async run(subject) {
+        const kit = toolkit(subject, { tools: ["read"] });
+        assertEquals(kit.definitions.map((d) => d.name), ["read"]);
+        excludes(kit.guidance, "edit replaces", "write creates");
+        includes(kit.guidance, "read shows");
+        await fails(kit, "write", { path: "a", content: "" }, "TOOL_UNKNOWN");
+      },
+    },
+    {
+      name: "the guidance covers each registered tool and the sandbox when it confines",
+      async run(subject) {
+        includes(toolkit(subject).guidance, "read shows", "write creates", "edit replaces");
+        includes(toolkit(subject, { sandbox: { mode: "workspace-write" } }).guidance, "workspace-write");
+        excludes(toolkit(subject).guidance, "sandbox");
+      },
+    },
+    {
+      name: "limits are validated and applied",
+      async run(subject) {
+        await assertThrowsType(() => createToolkit({ fs: subject.provider, limits: { readLines: 0 } }), RangeError);
+        await subject.probe.writeFile("a.txt", "1\n2\n3\n4\n");
+        const kit = toolkit(subject, { limits: { readLines: 2 } });
+        includes((await ok(kit, "read", { path: "a.txt" })).content, "Continue with offset=3");
+        await fails(kit, "read", { path: "a.txt", limit: 3 }, "TOOL_INVALID_ARGUMENTS");
+      },
+    },
+    {
+      name: "a failure result carries the error's name and code",
+      async run(subject) {
+        const result = await toolkit(subject).call("read", { path: "missing.txt" });
+        assertEquals([result.isError, result.error], [true, { name: "FsError", code: "FS_NOT_FOUND" }]);
+      },
+    },
+  ],
+};

@@ -1,0 +1,212 @@
+import { concatBytes, detectBom, isUtf8BomPrefix } from "./bom.ts";
+import { notTextError, type NotTextReason, TEXT_SNIFF_BYTES } from "./utf8.ts";
+
+export interface WindowOptions {
+  /** First line to select, 1-based. */
+  readonly offset: number;
+  /** Most lines to select. */
+  readonly limit: number;
+  /** Characters kept per line; longer lines are cut and flagged. */
+  readonly maxLineChars: number;
+  /** Budget for the selected lines' UTF-8 bytes, counting one newline between lines. */
+  readonly maxBytes: number;
+  /** Display path for error messages. */
+  readonly path?: string;
+  readonly sniffBytes?: number;
+}
+
+export interface WindowLine {
+  readonly number: number;
+  readonly text: string;
+  /** The line was longer than `maxLineChars` and was cut. */
+  readonly truncated: boolean;
+}
+
+export interface ReadWindow {
+  readonly lines: readonly WindowLine[];
+  /** Exact count of lines in the file (a final newline does not start another line). */
+  readonly totalLines: number;
+  /** Selection stopped because the next line would have exceeded `maxBytes`. */
+  readonly byteCapped: boolean;
+  /** The file starts with a UTF-8 byte-order mark (not shown in the lines). */
+  readonly bom: boolean;
+}
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+/**
+ * Selects a window of lines from a file's byte chunks in bounded memory: lines outside the window are
+ * counted, never decoded or kept, and a selected line keeps at most enough bytes for `maxLineChars`
+ * characters, so a gigabyte file or a gigabyte-long line costs no more memory than the window itself.
+ * Selected lines are decoded fatally; a NUL in the first `sniffBytes` bytes marks the file binary.
+ */
+export async function readWindow(chunks: AsyncIterable<Uint8Array>, options: WindowOptions): Promise<ReadWindow> {
+  const window = new LineWindow(options);
+  for await (const chunk of chunks) window.push(chunk);
+  return window.finish();
+}
+
+class LineWindow {
+  readonly #options: WindowOptions;
+  readonly #keepBytes: number;
+  readonly #sniffBytes: number;
+  readonly #decoder = new TextDecoder("utf-8", { fatal: true });
+  readonly #lines: WindowLine[] = [];
+  #lineNumber = 1;
+  #position = 0;
+  #bytesUsed = 0;
+  #byteCapped = false;
+  #bom = false;
+  #head: Uint8Array | undefined = new Uint8Array(0);
+  // The current line's kept bytes (only while it is selected) and its full length so far.
+  #parts: Uint8Array[] = [];
+  #kept = 0;
+  #lineLength = 0;
+
+  constructor(options: WindowOptions) {
+    this.#options = options;
+    // Four bytes per character covers any UTF-8 text; one more shows that the line goes on.
+    this.#keepBytes = options.maxLineChars * 4 + 4;
+    this.#sniffBytes = options.sniffBytes ?? TEXT_SNIFF_BYTES;
+  }
+
+  push(chunk: Uint8Array): void {
+    if (this.#head === undefined) return this.#scan(chunk);
+    // Hold the first bytes back until it is clear whether they are a byte-order mark.
+    const head = concatBytes(this.#head, chunk);
+    if (isUtf8BomPrefix(head)) {
+      this.#head = head;
+      return;
+    }
+    this.#start(head);
+  }
+
+  finish(): ReadWindow {
+    if (this.#head !== undefined) this.#start(this.#head);
+    if (this.#lineLength > 0) this.#endLine();
+    return {
+      lines: this.#lines,
+      totalLines: this.#lineNumber - 1,
+      byteCapped: this.#byteCapped,
+      bom: this.#bom,
+    };
+  }
+
+  #start(head: Uint8Array): void {
+    this.#head = undefined;
+    const bom = detectBom(head);
+    if (bom === "utf-16le" || bom === "utf-16be") throw this.#notText("utf-16", `it is ${bom.toUpperCase()} text, not UTF-8`);
+    this.#bom = bom === "utf-8";
+    this.#position = this.#bom ? 3 : 0;
+    this.#scan(this.#bom ? head.subarray(3) : head);
+  }
+
+  #scan(chunk: Uint8Array): void {
+    if (this.#position < this.#sniffBytes) {
+      const nul = chunk.subarray(0, this.#sniffBytes - this.#position).indexOf(0);
+      if (nul !== -1) throw this.#notText("binary", `it looks like a binary file (NUL byte at offset ${this.#position + nul})`);
+    }
+    this.#position += chunk.length;
+    let start = 0;
+    while (start < chunk.length) {
+      const newline = chunk.indexOf(LF, start);
+      const end = newline === -1 ? chunk.length : newline;
+      if (this.#selecting()) this.#keep(chunk.subarray(start, end));
+      this.#lineLength += end - start;
+      if (newline === -1) break;
+      this.#endLine();
+      start = newline + 1;
+    }
+  }
+
+  #selecting(): boolean {
+    return !this.#byteCapped && this.#lineNumber >= this.#options.offset && this.#lines.length < this.#options.limit;
+  }
+
+  #keep(bytes: Uint8Array): void {
+    const room = this.#keepBytes - this.#kept;
+    if (room <= 0 || bytes.length === 0) return;
+    const part = bytes.length > room ? bytes.subarray(0, room) : bytes;
+    this.#parts.push(part.slice());
+    this.#kept += part.length;
+  }
+
+  #endLine(): void {
+    if (this.#selecting()) this.#select();
+    this.#parts = [];
+    this.#kept = 0;
+    this.#lineLength = 0;
+    this.#lineNumber++;
+  }
+
+  #select(): void {
+    let bytes = concatAll(this.#parts, this.#kept);
+    const cut = this.#lineLength > bytes.length;
+    if (cut) bytes = bytes.subarray(0, utf8Boundary(bytes, bytes.length));
+    else if (bytes.length > 0 && bytes[bytes.length - 1] === CR) bytes = bytes.subarray(0, bytes.length - 1);
+    let text: string;
+    try {
+      text = this.#decoder.decode(bytes);
+    } catch (cause) {
+      throw this.#notText("invalid-utf8", `line ${this.#lineNumber} is not valid UTF-8 text`, cause);
+    }
+    const max = this.#options.maxLineChars;
+    const truncated = cut || text.length > max;
+    if (text.length > max) text = text.slice(0, max);
+    // Keep a surrogate pair whole rather than leaving half a character at the cut.
+    if (truncated && /[\uD800-\uDBFF]$/.test(text)) text = text.slice(0, -1);
+    const cost = byteLength(text) + (this.#lines.length > 0 ? 1 : 0);
+    if (this.#bytesUsed + cost > this.#options.maxBytes) {
+      this.#byteCapped = true;
+      return;
+    }
+    this.#bytesUsed += cost;
+    this.#lines.push({ number: this.#lineNumber, text, truncated });
+  }
+
+  #notText(reason: NotTextReason, message: string, cause?: unknown): ReturnType<typeof notTextError> {
+    return notTextError(this.#options.path, reason, message, { line: this.#lineNumber }, cause);
+  }
+}
+
+// The largest prefix length not ending inside a multi-byte character.
+function utf8Boundary(bytes: Uint8Array, length: number): number {
+  let i = length;
+  let continuation = 0;
+  while (i > 0 && continuation < 3 && ((bytes[i - 1] as number) & 0xc0) === 0x80) {
+    i--;
+    continuation++;
+  }
+  if (i === 0) return length;
+  const lead = bytes[i - 1] as number;
+  const need = lead >= 0xf0 ? 3 : lead >= 0xe0 ? 2 : lead >= 0xc0 ? 1 : 0;
+  return need > continuation ? i - 1 : length;
+}
+
+const encoder = new TextEncoder();
+
+function byteLength(text: string): number {
+  // Exact and allocation-free for ASCII, which most lines are.
+  let ascii = true;
+  for (let i = 0; i < text.length; i++) {
+    if (text.charCodeAt(i) > 0x7f) {
+      ascii = false;
+      break;
+    }
+  }
+  return ascii ? text.length : encoder.encode(text).length;
+}
+
+
+
+function concatAll(parts: readonly Uint8Array[], length: number): Uint8Array {
+  if (parts.length === 1) return parts[0] as Uint8Array;
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}

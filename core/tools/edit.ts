@@ -1,0 +1,100 @@
+import { z } from "zod";
+import { FsError, isFsError } from "../fs/errors.ts";
+import type { FsVersion } from "../fs/types.ts";
+import { withUtf8Bom } from "../text/bom.ts";
+import { unifiedDiff } from "../text/diff.ts";
+import { applyEdit } from "../text/edit.ts";
+import { decodeText, encodeUtf8 } from "../text/utf8.ts";
+import { type CallContext, plural, shownPath, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
+import { explainWriteFailure } from "./write.ts";
+
+export interface EditArgs {
+  readonly path: string;
+  readonly old_string: string;
+  readonly new_string: string;
+  readonly replace_all?: boolean | undefined;
+}
+
+/** `edit`: replace exact text in a file the actor has read, keeping every other byte. */
+export function editTool(env: ToolEnv): Tool<EditArgs> {
+  return {
+    name: "edit",
+    mutates: true,
+    description:
+      "Replace exact text in a file read in this session. old_string must match the file exactly (CRLF and LF " +
+      "are treated alike) and occur once, unless replace_all is true. Everything else in the file stays byte for byte.",
+    schema: z
+      .object({
+        path: z.string().min(1).describe("File path, absolute or relative to the working directory"),
+        old_string: z.string().min(1).describe("Exact text to replace, copied from read output without the line numbers"),
+        new_string: z.string().describe("Replacement text; empty deletes old_string"),
+        replace_all: z.boolean().optional().describe("Replace every occurrence (default false)"),
+      })
+      .strict()
+      .refine((args) => args.old_string !== args.new_string, { message: "old_string and new_string are identical; nothing would change" }),
+    guidance:
+      "edit replaces old_string with new_string literally. Copy old_string from read output without the \"N: \" " +
+      "prefix, keeping tabs and spaces exactly; include enough lines to make it unique or set replace_all.",
+    run: (args, call) => runEdit(env, args, call),
+  };
+}
+
+async function runEdit(env: ToolEnv, args: EditArgs, call: CallContext): Promise<ToolOutput> {
+  const { fs, ledger, limits } = env;
+  const target = await fs.resolve(args.path, { cwd: call.cwd, signal: call.signal });
+  const shown = shownPath(target.displayPath, call.workspace);
+  const seen = ledger?.observed(call.actor, target.key);
+  if (ledger && !seen) {
+    throw new FsError("FS_NOT_OBSERVED", `Cannot edit "${shown}": it has not been read in this session; read it first`, {
+      details: { path: target.displayPath },
+    });
+  }
+  if (seen?.kind === "absent") {
+    throw new FsError("FS_NOT_FOUND", `Cannot edit "${shown}": it did not exist when last read; create it with write`, {
+      details: { path: target.displayPath },
+    });
+  }
+  let bytes: Uint8Array;
+  let version: FsVersion;
+  try {
+    ({ bytes, version } = await fs.readBytes(target, { maxBytes: limits.editMaxBytes, signal: call.signal }));
+  } catch (error) {
+    if (isFsError(error, "FS_NOT_FOUND")) {
+      throw new FsError("FS_STALE_VERSION", `Cannot edit "${shown}": it no longer exists; read it again`, {
+        cause: error,
+        details: { path: target.displayPath },
+      });
+    }
+    if (isFsError(error, "FS_TOO_LARGE")) {
+      throw new FsError(
+        "FS_TOO_LARGE",
+        `Cannot edit "${shown}": it is larger than ${limits.editMaxBytes} bytes, the most edit loads; change it with a streaming tool instead`,
+        { cause: error, details: error.details },
+      );
+    }
+    throw error;
+  }
+  if (seen && seen.version !== version) {
+    throw new FsError("FS_STALE_VERSION", `Cannot edit "${shown}": it changed since it was read; read it again, then retry`, {
+      details: { path: target.displayPath },
+    });
+  }
+  const { text, bom } = decodeText(bytes, { path: shown });
+  const result = applyEdit(text, { oldString: args.old_string, newString: args.new_string, replaceAll: args.replace_all ?? false, path: shown });
+  const guard = { kind: "replaceIfVersion", version } as const;
+  let written;
+  try {
+    written = await fs.write(target, withUtf8Bom(encodeUtf8(result.text), bom), { guard, signal: call.signal, fence: call.fence });
+  } catch (error) {
+    throw explainWriteFailure(error, shown, guard);
+  }
+  ledger?.record(call.actor, target.key, { kind: "present", version: written.version });
+  const diff = unifiedDiff(shown, text, result.text, { regions: result.spans, maxBytes: limits.diffBytes });
+  const lines = [...new Set(result.spans.map((s) => s.line))];
+  const where = lines.length === 1 ? `line ${lines[0]}` : `lines ${lines.slice(0, 10).join(", ")}${lines.length > 10 ? ", …" : ""}`;
+  const summary = `Edited ${shown}: replaced ${plural(result.spans.length, "occurrence")} at ${where} (+${diff.added} -${diff.removed} lines).`;
+  return {
+    content: diff.text === "" ? summary : `${summary}\n\n${diff.text}`,
+    meta: { path: shown, replacements: result.spans.length, lines, added: diff.added, removed: diff.removed },
+  };
+}

@@ -1,0 +1,12 @@
+/**
+ * The model-facing tools: a toolkit over a provider with read, write and edit, the read-before-write
+ * policy, the sandbox fence with one-time escalation, and the system-prompt guidance.
+ *
+ * @module
+ */
+export { createToolkit } from "./toolkit.ts";
+export type { ApprovalOutcome, ApprovalRequest, SandboxOptions, Toolkit, ToolkitOptions, ToolName } from "./toolkit.ts";
+export { DEFAULT_LIMITS } from "./tool.ts";
+export type { ToolLimits } from "./tool.ts";
+export { TOOL_ERROR_CODES, ToolError } from "./types.ts";
+export type { ToolCallOptions, ToolDefinition, ToolErrorCode, ToolResult } from "./types.ts";

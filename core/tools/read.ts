@@ -1,0 +1,197 @@
+import { z } from "zod";
+import { FsError, isFsError } from "../fs/errors.ts";
+import { baseName, compareUtf8, parentPath } from "../fs/paths.ts";
+import type { FsTarget } from "../fs/types.ts";
+import { readWindow, type ReadWindow } from "../text/window.ts";
+import { type CallContext, plural, shownPath, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
+
+export interface ReadArgs {
+  readonly path: string;
+  readonly offset?: number | undefined;
+  readonly limit?: number | undefined;
+}
+
+/** `read`: a window of a UTF-8 text file with line numbers, in bounded memory whatever the file's size. */
+export function readTool(env: ToolEnv): Tool<ReadArgs> {
+  const { readLines } = env.limits;
+  return {
+    name: "read",
+    mutates: false,
+    description:
+      `Read a UTF-8 text file. Lines come numbered as "N: text"; at most ${readLines} lines per call, long lines cut. ` +
+      "Use offset and limit to page through large files.",
+    schema: z
+      .object({
+        path: z.string().min(1).describe("File path, absolute or relative to the working directory"),
+        offset: z.number().int().min(1).optional().describe("First line to show, 1-based (default 1)"),
+        limit: z.number().int().min(1).max(readLines).optional().describe(`Lines to show (default and maximum ${readLines})`),
+      })
+      .strict(),
+    guidance:
+      `read shows a text file as numbered lines ("N: text"), up to ${readLines} per call; the footer says how to ` +
+      "continue. Read a file before changing it.",
+    run: (args, call) => runRead(env, args, call),
+  };
+}
+
+async function runRead(env: ToolEnv, args: ReadArgs, call: CallContext): Promise<ToolOutput> {
+  const { fs, limits, ledger } = env;
+  const target = await fs.resolve(args.path, { cwd: call.cwd, signal: call.signal });
+  const shown = shownPath(target.displayPath, call.workspace);
+  const offset = args.offset ?? 1;
+  const limit = args.limit ?? limits.readLines;
+  let stream;
+  try {
+    stream = await fs.readStream(target, { signal: call.signal });
+  } catch (error) {
+    if (isFsError(error, "FS_NOT_FOUND")) {
+      ledger?.record(call.actor, target.key, { kind: "absent" });
+      throw await missing(env, target, shown, call, error);
+    }
+    if (isFsError(error, "FS_NOT_REGULAR_FILE")) throw notAFile(env, shown, error);
+    throw error;
+  }
+  let window: ReadWindow;
+  try {
+    window = await readWindow(stream, {
+      offset,
+      limit,
+      maxLineChars: limits.readLineChars,
+      maxBytes: limits.readBytes,
+      path: shown,
+    });
+  } catch (error) {
+    await stream.close();
+    if (isFsError(error, "FS_NOT_TEXT")) throw notText(env, shown, error);
+    throw error;
+  }
+  const total = window.totalLines;
+  if (offset > total && !(total === 0 && offset === 1)) {
+    throw new FsError(
+      "FS_NOT_FOUND",
+      `Cannot read "${shown}" from line ${offset}: it has ${plural(total, "line")}` +
+        (total > 0 ? `; use an offset from 1 to ${total}` : ""),
+      { details: { path: target.displayPath, totalLines: total } },
+    );
+  }
+  ledger?.record(call.actor, target.key, { kind: "present", version: stream.info.version });
+  return { content: render(window, offset, shown, limits.readLineChars), meta: meta(window, offset, shown) };
+}
+
+function render(window: ReadWindow, offset: number, shown: string, maxChars: number): string {
+  const body = window.lines.map((line) => `${line.number}: ${line.text}${line.truncated ? ` … [cut at ${maxChars} characters]` : ""}`);
+  const last = window.lines.at(-1)?.number ?? offset - 1;
+  const total = window.totalLines;
+  let footer: string;
+  if (total === 0) footer = `(${shown} is empty)`;
+  else if (window.byteCapped) {
+    footer = `(Output capped at the byte limit: lines ${offset}-${last} of ${total} shown. Continue with offset=${last + 1}.)`;
+  } else if (last < total) {
+    footer = `(Lines ${offset}-${last} of ${total}. Continue with offset=${last + 1}.)`;
+  } else footer = `(End of file: ${plural(total, "line")}.)`;
+  const notes: string[] = [];
+  if (window.lines.some((line) => /^ *\t/.test(line.text))) {
+    notes.push("(Indentation in these lines uses tabs; keep them as tabs in edit strings.)");
+  }
+  return [...body, ...(body.length > 0 ? [""] : []), footer, ...notes].join("\n");
+}
+
+function meta(window: ReadWindow, offset: number, shown: string): Record<string, unknown> {
+  return {
+    path: shown,
+    offset,
+    lines: window.lines.length,
+    totalLines: window.totalLines,
+    truncated: window.byteCapped || (window.lines.at(-1)?.number ?? 0) < window.totalLines,
+    ...(window.bom ? { bom: true } : {}),
+  };
+}
+
+async function missing(env: ToolEnv, target: FsTarget, shown: string, call: CallContext, cause: FsError): Promise<FsError> {
+  const similar = await similarNames(env, target, call);
+  const parent = shownPath(parentPath(target.displayPath), call.workspace);
+  const hint =
+    similar.length > 0
+      ? `; similar names in ${parent}: ${similar.map((n) => JSON.stringify(n)).join(", ")}`
+      : env.has("glob")
+        ? "; use glob to find it"
+        : "";
+  return new FsError("FS_NOT_FOUND", `Cannot read "${shown}": no such file${hint}`, {
+    cause,
+    details: { path: target.displayPath, similar },
+  });
+}
+
+// Up to three siblings whose names are close to the missing one: same name in another case, same stem with
+// another extension, or a few typing mistakes away.
+async function similarNames(env: ToolEnv, target: FsTarget, call: CallContext): Promise<string[]> {
+  const wanted = baseName(target.displayPath);
+  let names: string[];
+  try {
+    const parent = await env.fs.resolve(parentPath(target.displayPath), { signal: call.signal });
+    names = (await env.fs.listDir(parent, { signal: call.signal })).map((e) => e.name);
+  } catch {
+    return [];
+  }
+  const lower = wanted.toLowerCase();
+  const stem = lower.replace(/\.[^.]*$/, "");
+  const scored: [number, string][] = [];
+  for (const name of names) {
+    const candidate = name.toLowerCase();
+    let score: number;
+    if (candidate === lower) score = 0;
+    else if (candidate.replace(/\.[^.]*$/, "") === stem && stem !== "") score = 1;
+    else {
+      const distance = editDistance(lower, candidate, 3);
+      if (distance > Math.min(3, Math.max(1, Math.floor(lower.length / 3)))) continue;
+      score = 1 + distance;
+    }
+    scored.push([score, name]);
+  }
+  scored.sort((a, b) => a[0] - b[0] || compareUtf8(a[1], b[1]));
+  return scored.slice(0, 3).map(([, name]) => name);
+}
+
+// Levenshtein distance, giving up (returning limit + 1) once it must exceed `limit`.
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let best = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      const value = Math.min((previous[j] as number) + 1, (current[j - 1] as number) + 1, (previous[j - 1] as number) + cost);
+      current.push(value);
+      best = Math.min(best, value);
+    }
+    if (best > limit) return limit + 1;
+    previous = current;
+  }
+  return previous[b.length] as number;
+}
+
+function notAFile(env: ToolEnv, shown: string, cause: FsError): FsError {
+  const directory = cause.details.type === "directory" || /directory/.test(cause.message);
+  const next = directory
+    ? env.has("bash")
+      ? "list it with bash (ls), or find files in it with glob"
+      : env.has("glob")
+        ? "find files in it with glob"
+        : "read a file inside it"
+    : "only regular files can be read";
+  const what = directory ? "a directory" : "not a regular file";
+  return new FsError("FS_NOT_REGULAR_FILE", `Cannot read "${shown}": it is ${what}; ${next}`, { cause, details: cause.details });
+}
+
+function notText(env: ToolEnv, shown: string, cause: FsError): FsError {
+  const reason = cause.details.reason;
+  const what =
+    reason === "binary"
+      ? "it looks like a binary file"
+      : reason === "utf-16"
+        ? "it is UTF-16 text, and read shows UTF-8 only"
+        : `it is not valid UTF-8 text${typeof cause.details.line === "number" ? ` (line ${cause.details.line})` : ""}`;
+  const next = env.has("bash") ? "; inspect it with bash (for example file, or xxd | head)" : "";
+  return new FsError("FS_NOT_TEXT", `Cannot read "${shown}": ${what}${next}`, { cause, details: cause.details });
+}

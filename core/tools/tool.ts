@@ -1,0 +1,96 @@
+import { z } from "zod";
+import type { FileSystem, FsFence } from "../fs/types.ts";
+import { relativeWithin } from "../fs/paths.ts";
+import type { ObservationLedger } from "../policy/ledger.ts";
+
+/** Every limit the tools apply; each is configurable. */
+export interface ToolLimits {
+  /** Default and maximum lines per read. */
+  readonly readLines: number;
+  /** Characters kept per line in read output. */
+  readonly readLineChars: number;
+  /** Byte budget of one read's selected lines. */
+  readonly readBytes: number;
+  /** Largest file edit loads whole. */
+  readonly editMaxBytes: number;
+  /** Largest previous content write loads to diff against (and to keep its line endings and BOM). */
+  readonly writeDiffMaxBytes: number;
+  /** Cap on the diff text shown after write and edit. */
+  readonly diffBytes: number;
+}
+
+export const DEFAULT_LIMITS: ToolLimits = {
+  readLines: 2000,
+  readLineChars: 2000,
+  readBytes: 50 * 1024,
+  editMaxBytes: 64 * 1024 * 1024,
+  writeDiffMaxBytes: 10 * 1024 * 1024,
+  diffBytes: 8 * 1024,
+};
+
+/** What every tool of one toolkit shares. */
+export interface ToolEnv {
+  readonly fs: FileSystem;
+  readonly limits: ToolLimits;
+  /** The read-before-write ledger; absent when the toolkit runs without that policy. */
+  readonly ledger: ObservationLedger | undefined;
+  /** Whether a tool of that name is registered, for advice that names only tools the model has. */
+  has(name: string): boolean;
+}
+
+/** One call's circumstances. */
+export interface CallContext {
+  readonly signal: AbortSignal | undefined;
+  /** Absolute base for relative paths. */
+  readonly cwd: string;
+  /** Paths inside this directory are shown relative to it. */
+  readonly workspace: string;
+  readonly actor: unknown;
+  /** The sandbox fence for this call's publications, when the toolkit confines writes. */
+  readonly fence: FsFence | undefined;
+}
+
+export interface ToolOutput {
+  readonly content: string;
+  readonly meta: Record<string, unknown>;
+}
+
+/** A tool as the toolkit registers it. */
+export interface Tool<Args = never> {
+  readonly name: string;
+  readonly description: string;
+  readonly schema: z.ZodType<Args>;
+  /** One short paragraph for the system prompt. */
+  readonly guidance: string;
+  /** Publishes through the fence (write, edit): gets sandbox escalation fields when the fence confines. */
+  readonly mutates: boolean;
+  run(args: Args, call: CallContext): Promise<ToolOutput>;
+}
+
+/** A path for the model: relative to the workspace when inside it, absolute otherwise. */
+export function shownPath(absolute: string, workspace: string): string {
+  return relativeWithin(workspace, absolute) ?? absolute;
+}
+
+/** `n thing` or `n things`. */
+export function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
+/** The JSON Schema a model sees for `schema`: input shape, no draft URL, no unbounded-integer noise. */
+export function inputJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io: "input" }) as Record<string, unknown>;
+  delete json.$schema;
+  return prune(json) as Record<string, unknown>;
+}
+
+function prune(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(prune);
+  if (typeof value !== "object" || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    if ((key === "maximum" && inner === Number.MAX_SAFE_INTEGER) || (key === "minimum" && inner === Number.MIN_SAFE_INTEGER)) continue;
+    out[key] = prune(inner);
+  }
+  return out;
+}

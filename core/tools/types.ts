@@ -1,0 +1,52 @@
+import type { FsErrorCode } from "../fs/errors.ts";
+import type { SearchErrorCode } from "../search/errors.ts";
+
+/** What a model sees of a tool: its name, what it does, and the JSON Schema of its arguments. */
+export interface ToolDefinition {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: Record<string, unknown>;
+}
+
+export interface ToolCallOptions {
+  readonly signal?: AbortSignal;
+  /** Absolute directory relative paths start from; defaults to the toolkit's workspace root. */
+  readonly cwd?: string;
+  /**
+   * Whose reads authorize whose writes. Any value usable as a Map key (a session object, an id). Calls
+   * without one share a single default actor.
+   */
+  readonly actor?: unknown;
+}
+
+/** The codes of the toolkit's own failures (bad arguments, escalation outcomes). */
+export const TOOL_ERROR_CODES = [
+  "TOOL_UNKNOWN",
+  "TOOL_INVALID_ARGUMENTS",
+  "TOOL_ESCALATION_REJECTED",
+  "TOOL_ESCALATION_CANCELLED",
+  "TOOL_ESCALATION_UNAVAILABLE",
+  "TOOL_FAILED",
+] as const;
+
+export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
+
+/** A failure of the toolkit itself rather than of the filesystem or a search. */
+export class ToolError extends Error {
+  override readonly name = "ToolError";
+  readonly code: ToolErrorCode;
+
+  constructor(code: ToolErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+  }
+}
+
+/** The result of one call: the text the model reads, and data for hosts and UIs. */
+export interface ToolResult {
+  readonly content: string;
+  readonly isError: boolean;
+  readonly meta: Readonly<Record<string, unknown>>;
+  /** On failure: the error's class name and its stable code. */
+  readonly error?: { readonly name: string; readonly code: FsErrorCode | SearchErrorCode | ToolErrorCode };
+}
