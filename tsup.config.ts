@@ -10,7 +10,8 @@ export const entryNames: Record<string, string> = Object.fromEntries(
 );
 
 const config: Options = {
-  entry: entryNames,
+  // The library's entry points, plus the `toolfs` executable (package.json "bin").
+  entry: { ...entryNames, cli: "adapters/cli/main.ts" },
   format: ["esm"],
   dts: true,
   tsconfig: "tsconfig.node.json",

@@ -2,7 +2,7 @@ import type { FileSystem, SearchBackend } from "../core/mod.ts";
 
 /**
  * The runner the suite registers its cases with. vitest's and node:test's `test`, and
- * `(name, fn) => Deno.test(name, fn)`, all fit `test` as they are.
+ * a one-line wrapper around Deno's test registration (see the README), all fit `test` as they are.
  */
 export interface Harness {
   test(name: string, fn: () => Promise<void>): void;

@@ -3,7 +3,7 @@
  * to any runner whose `test(name, fn)` fits {@link Harness}:
  *
  * ```ts
- * import { test } from "vitest"; // or node:test, or (n, fn) => Deno.test(n, fn)
+ * import { test } from "vitest"; // or node:test's test, or a wrapper around Deno's test registration
  * import { runConformance } from "toolfs/conformance";
  * await runConformance({ test }, createMySubject);
  * ```

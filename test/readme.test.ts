@@ -29,11 +29,21 @@ test("the README's usage example runs as printed", () => {
   try {
     writeFileSync(join(workspace, "notes.txt"), "first line\n");
     const example = blocks[0]!.replace("/path/to/workspace", workspace);
-    runModule(example, "readme-example.ts");
+    const output = runModule(example, "readme-example.ts");
     expect(readFileSync(join(workspace, "notes.txt"), "utf8")).toBe("first line\none more line\n");
+    expect(output).toContain("[ 'read', 'write', 'edit' ] 1: first line\n2: one more line\n\n(End of file: 2 lines.)");
   } finally {
     rmSync(workspace, { recursive: true, force: true });
   }
+});
+
+test("the README's first command runs the CLI on this directory", () => {
+  const command = /^npm ci && npx (toolfs .+?)\s+#/m.exec(readme)?.[1];
+  expect(command).toBeDefined();
+  const args = command!.slice("toolfs ".length).match(/'[^']*'|\S+/g)!.map((a) => a.replace(/^'|'$/g, ""));
+  const output = execFileSync(process.execPath, [join(root, "dist/cli.js"), ...args], { cwd: root, encoding: "utf8" });
+  expect(output).toMatch(/^1: # toolfs\n/);
+  expect(output).toContain("Continue with offset=13.");
 });
 
 test("the README's node:test binding runs the suite", () => {

@@ -1,4 +1,5 @@
 import { FILE_HEADERS_ONLY, formatPatch, structuredPatch, type StructuredPatchHunk } from "diff";
+import type { EditResult, EditSpan } from "./edit.ts";
 import { normalizeLineEndings } from "./eol.ts";
 
 export interface DiffOptions {
@@ -8,8 +9,6 @@ export interface DiffOptions {
   readonly maxBytes?: number;
   /** Texts longer than this many characters are not diffed whole (the summary says so). */
   readonly maxInputChars?: number;
-  /** Diff only around these passages (offsets in `before` and `after`), as an edit knows them. */
-  readonly regions?: readonly { readonly start: number; readonly end: number; readonly newStart: number; readonly newEnd: number }[];
 }
 
 export interface DiffSummary {
@@ -25,31 +24,35 @@ export interface DiffSummary {
 
 const DEFAULTS = { context: 3, maxBytes: 8 * 1024, maxInputChars: 2 * 1024 * 1024 };
 
-/**
- * A unified diff for the model to check its change against. Whole-text diffs use the `diff` package's line
- * diff; with `regions`, only the lines around each passage are diffed, so a one-line edit of a large file
- * costs the size of its neighbourhood, not of the file.
- */
+/** A unified diff of two whole texts for the model to check a change against (the `diff` package's line diff). */
 export function unifiedDiff(path: string, before: string, after: string, options?: DiffOptions): DiffSummary {
   const context = options?.context ?? DEFAULTS.context;
-  const maxBytes = options?.maxBytes ?? DEFAULTS.maxBytes;
-  const hunks: StructuredPatchHunk[] = [];
-  if (options?.regions) {
-    for (const excerpt of excerpts(before, after, options.regions, context)) {
-      const patch = structuredPatch(path, path, excerpt.before, excerpt.after, "", "", { context });
-      for (const hunk of patch.hunks) {
-        hunks.push({ ...hunk, oldStart: hunk.oldStart + excerpt.oldLine - 1, newStart: hunk.newStart + excerpt.newLine - 1 });
-      }
-    }
-  } else {
-    const limit = options?.maxInputChars ?? DEFAULTS.maxInputChars;
-    if (before.length > limit || after.length > limit) {
-      return { text: "", added: 0, removed: 0, truncated: false, skipped: `the file is over ${limit} characters` };
-    }
-    const patch = structuredPatch(path, path, normalizeLineEndings(before), normalizeLineEndings(after), "", "", { context, timeout: 2000 });
-    if (!patch) return { text: "", added: 0, removed: 0, truncated: false, skipped: "the change was too large to diff quickly" };
-    hunks.push(...patch.hunks);
+  const limit = options?.maxInputChars ?? DEFAULTS.maxInputChars;
+  if (before.length > limit || after.length > limit) {
+    return { text: "", added: 0, removed: 0, truncated: false, skipped: `the file is over ${limit} characters` };
   }
+  const patch = structuredPatch(path, path, normalizeLineEndings(before), normalizeLineEndings(after), "", "", { context, timeout: 2000 });
+  if (!patch) return { text: "", added: 0, removed: 0, truncated: false, skipped: "the change was too large to diff quickly" };
+  return summarize(path, patch.hunks, options?.maxBytes ?? DEFAULTS.maxBytes);
+}
+
+/**
+ * The diff of an edit, computed only over the lines around each replaced passage: a one-line edit of a large
+ * file costs the size of its neighbourhood, not of the file. Hunks carry the file's real line numbers.
+ */
+export function editDiff(path: string, edit: EditResult, options?: DiffOptions): DiffSummary {
+  const context = options?.context ?? DEFAULTS.context;
+  const hunks: StructuredPatchHunk[] = [];
+  for (const excerpt of excerpts(edit, context)) {
+    const patch = structuredPatch(path, path, excerpt.before, excerpt.after, "", "", { context });
+    for (const hunk of patch.hunks) {
+      hunks.push({ ...hunk, oldStart: hunk.oldStart + excerpt.oldLine - 1, newStart: hunk.newStart + excerpt.newLine - 1 });
+    }
+  }
+  return summarize(path, hunks, options?.maxBytes ?? DEFAULTS.maxBytes);
+}
+
+function summarize(path: string, hunks: StructuredPatchHunk[], maxBytes: number): DiffSummary {
   let added = 0;
   let removed = 0;
   for (const hunk of hunks) {
@@ -86,55 +89,71 @@ interface Excerpt {
   readonly newLine: number;
 }
 
-// Whole lines around each region (plus context), merged when they touch, in LF form.
-function excerpts(before: string, after: string, regions: NonNullable<DiffOptions["regions"]>, context: number): Excerpt[] {
-  const oldIndex = lineIndex(before);
-  const newIndex = lineIndex(after);
-  const ranges = regions.map((r) => {
-    const oldFirst = lineOf(oldIndex, r.start);
-    const newFirst = lineOf(newIndex, r.newStart);
-    return {
-      oldFrom: Math.max(0, oldFirst - context),
-      oldTo: Math.min(oldIndex.length - 1, lineOf(oldIndex, Math.max(r.start, r.end - 1)) + context),
-      newFrom: Math.max(0, newFirst - context),
-      newTo: Math.min(newIndex.length - 1, lineOf(newIndex, Math.max(r.newStart, r.newEnd - 1)) + context),
-    };
-  });
-  const merged: (typeof ranges)[number][] = [];
-  for (const range of ranges) {
-    const last = merged[merged.length - 1];
-    if (last && range.oldFrom <= last.oldTo + 1) {
-      merged[merged.length - 1] = { ...last, oldTo: Math.max(last.oldTo, range.oldTo), newTo: Math.max(last.newTo, range.newTo) };
-    } else {
-      merged.push(range);
+// For each group of nearby passages: whole lines from `context` lines before the first to `context` lines after
+// the last, before and after the edit, in LF form, with the 1-based line each excerpt starts at.
+function excerpts(edit: EditResult, context: number): Excerpt[] {
+  const text = edit.original;
+  const insertedLines = countNewlines(edit.replacement, 0, edit.replacement.length);
+  const out: Excerpt[] = [];
+  let lineShift = 0;
+  let i = 0;
+  while (i < edit.spans.length) {
+    const first = edit.spans[i] as EditSpan;
+    let from = lineStart(text, first.start);
+    let oldLine = first.line;
+    for (let k = 0; k < context && from > 0; k++) {
+      from = lineStart(text, from - 1);
+      oldLine--;
     }
+    let j = i;
+    let to = afterLines(text, lastChar(edit.spans[j] as EditSpan), context);
+    while (j + 1 < edit.spans.length && (edit.spans[j + 1] as EditSpan).start <= to) {
+      j++;
+      to = afterLines(text, lastChar(edit.spans[j] as EditSpan), context);
+    }
+    let after = "";
+    let copied = from;
+    let shiftHere = 0;
+    for (let k = i; k <= j; k++) {
+      const span = edit.spans[k] as EditSpan;
+      after += text.slice(copied, span.start) + edit.replacement;
+      copied = span.end;
+      shiftHere += insertedLines - countNewlines(text, span.start, span.end);
+    }
+    after += text.slice(copied, to);
+    out.push({
+      before: normalizeLineEndings(text.slice(from, to)),
+      after: normalizeLineEndings(after),
+      oldLine,
+      newLine: oldLine + lineShift,
+    });
+    lineShift += shiftHere;
+    i = j + 1;
   }
-  return merged.map((r) => ({
-    before: normalizeLineEndings(slice(before, oldIndex, r.oldFrom, r.oldTo)),
-    after: normalizeLineEndings(slice(after, newIndex, r.newFrom, r.newTo)),
-    oldLine: r.oldFrom + 1,
-    newLine: r.newFrom + 1,
-  }));
+  return out;
 }
 
-// Start offsets of every line.
-function lineIndex(text: string): number[] {
-  const starts = [0];
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) if (i + 1 < text.length) starts.push(i + 1);
-  return starts;
+function lastChar(span: EditSpan): number {
+  return Math.max(span.start, span.end - 1);
 }
 
-function lineOf(starts: readonly number[], offset: number): number {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if ((starts[mid] as number) <= offset) lo = mid;
-    else hi = mid - 1;
+function lineStart(text: string, offset: number): number {
+  return offset <= 0 ? 0 : text.lastIndexOf("\n", offset - 1) + 1;
+}
+
+// The offset just past the line holding `offset` and `count` more lines (or the end of the text).
+function afterLines(text: string, offset: number, count: number): number {
+  let at = offset;
+  for (let k = 0; k <= count; k++) {
+    const nl = text.indexOf("\n", at);
+    if (nl === -1) return text.length;
+    at = nl + 1;
   }
-  return lo;
+  return at;
 }
 
-function slice(text: string, starts: readonly number[], from: number, to: number): string {
-  return text.slice(starts[from], to + 1 < starts.length ? starts[to + 1] : text.length);
+function countNewlines(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let at = text.indexOf("\n", from); at !== -1 && at < to; at = text.indexOf("\n", at + 1)) n++;
+  return n;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { isFsError } from "../fs/errors.ts";
-import { unifiedDiff } from "./diff.ts";
-import { applyEdit } from "./edit.ts";
+import { editDiff, unifiedDiff } from "./diff.ts";
+import { applyEdit, encodeEdit } from "./edit.ts";
 
 const edit = (text: string, oldString: string, newString: string, replaceAll = false) =>
   applyEdit(text, { oldString, newString, replaceAll, path: "f.txt" }).text;
@@ -71,6 +71,24 @@ describe("applyEdit", () => {
     expect(error.message).toContain("copy the text exactly");
   });
 
+  test("encodeEdit splices the original bytes: identical to encoding the edited text", () => {
+    const encode = (s: string) => new TextEncoder().encode(s);
+    for (const [text, bom] of [["ascii a\r\nfoo\nfoo", false], ["ñ😀 foo € foo\n", false], ["bom foo", true]] as const) {
+      const bytes = Uint8Array.from([...(bom ? [0xef, 0xbb, 0xbf] : []), ...encode(text)]);
+      const result = applyEdit(text, { oldString: "foo", newString: "bär\nbaz", replaceAll: true, path: "f" });
+      const expected = Uint8Array.from([...(bom ? [0xef, 0xbb, 0xbf] : []), ...encode(result.text)]);
+      expect([...encodeEdit(bytes, bom, result)]).toEqual([...expected]);
+    }
+  });
+
+  test("editDiff numbers hunks by file lines across several and multi-line replacements", () => {
+    const before = Array.from({ length: 40 }, (_, i) => `l${i + 1}`).join("\n") + "\n";
+    const result = applyEdit(before, { oldString: "l5\n", newString: "five\nFIVE\n", replaceAll: false, path: "f" });
+    expect(editDiff("f", result).text).toBe(unifiedDiff("f", before, result.text).text);
+    const many = applyEdit(before.replace("l30", "l5x"), { oldString: "l5", newString: "L5", replaceAll: true, path: "f" });
+    expect(editDiff("f", many).text).toBe(unifiedDiff("f", before.replace("l30", "l5x"), many.text).text);
+  });
+
   test("spans locate each replacement in both texts", () => {
     const result = applyEdit("a\r\nfoo\r\nb\r\nfoo\r\n", { oldString: "foo", newString: "barbar", replaceAll: true, path: "f" });
     expect(result.spans.map((s) => s.line)).toEqual([2, 4]);
@@ -92,7 +110,7 @@ describe("unifiedDiff", () => {
   test("region diffs match whole-text diffs with correct line numbers", () => {
     const before = Array.from({ length: 200 }, (_, i) => `row ${i + 1}\r`).join("\n") + "\n";
     const result = applyEdit(before, { oldString: "row 50\nrow 51", newString: "changed", replaceAll: false, path: "f" });
-    const regional = unifiedDiff("f", before, result.text, { regions: result.spans });
+    const regional = editDiff("f", result);
     expect(regional.text).toBe(unifiedDiff("f", before, result.text).text);
     expect(regional.text).toContain("@@ -47,8 +47,7 @@");
   });

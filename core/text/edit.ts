@@ -19,9 +19,14 @@ export interface EditSpan {
   readonly line: number;
 }
 
+/** The replaced passages (ascending), the text put in each, and the edited text on demand. */
 export interface EditResult {
-  readonly text: string;
+  readonly original: string;
   readonly spans: readonly EditSpan[];
+  /** The new text, with the file's dominant line ending applied. */
+  readonly replacement: string;
+  /** The whole edited text; built on first use. */
+  readonly text: string;
 }
 
 const LISTED_LINES = 10;
@@ -57,19 +62,87 @@ export function applyEdit(text: string, request: EditRequest): EditResult {
   const replacement = applyLineEnding(normalizeLineEndings(request.newString), detectLineEnding(text));
   const toOriginal = offsetMapper(text, view);
   const spans: EditSpan[] = [];
-  let out = "";
-  let copied = 0;
+  let shift = 0;
   starts.forEach((s, i) => {
     const start = toOriginal(s);
     const end = toOriginal(s + needle.length);
-    out += text.slice(copied, start);
-    const newStart = out.length;
-    out += replacement;
-    spans.push({ start, end, newStart, newEnd: out.length, line: lines[i] as number });
-    copied = end;
+    spans.push({ start, end, newStart: start + shift, newEnd: start + shift + replacement.length, line: lines[i] as number });
+    shift += replacement.length - (end - start);
   });
-  out += text.slice(copied);
-  return { text: out, spans };
+  return new Edited(text, spans, replacement);
+}
+
+class Edited implements EditResult {
+  readonly original: string;
+  readonly spans: readonly EditSpan[];
+  readonly replacement: string;
+  #text: string | undefined;
+
+  constructor(original: string, spans: readonly EditSpan[], replacement: string) {
+    this.original = original;
+    this.spans = spans;
+    this.replacement = replacement;
+  }
+
+  get text(): string {
+    if (this.#text === undefined) {
+      let out = "";
+      let copied = 0;
+      for (const span of this.spans) {
+        out += this.original.slice(copied, span.start) + this.replacement;
+        copied = span.end;
+      }
+      this.#text = out + this.original.slice(copied);
+    }
+    return this.#text;
+  }
+}
+
+/**
+ * The edited file's bytes, spliced from the original bytes: only the replacements are encoded, so the
+ * bytes outside them are the original ones by construction, and a large file is never re-encoded whole.
+ * `original` is the file as read (with its byte-order mark, if `bom`), `result` the edit of its decoded text.
+ */
+export function encodeEdit(original: Uint8Array, bom: boolean, result: EditResult): Uint8Array {
+  const head = bom ? 3 : 0;
+  const inserted = encoder.encode(result.replacement);
+  // Equal lengths mean every character took one byte (UTF-8 is never shorter than UTF-16).
+  const ascii = original.length - head === result.original.length;
+  const byteAt = ascii ? (offset: number) => head + offset : utf8Offsets(result.original, head);
+  const ranges = result.spans.map((span) => [byteAt(span.start), byteAt(span.end)] as const);
+  const removed = ranges.reduce((n, [from, to]) => n + (to - from), 0);
+  const out = new Uint8Array(original.length - removed + inserted.length * ranges.length);
+  let read = 0;
+  let written = 0;
+  for (const [from, to] of ranges) {
+    out.set(original.subarray(read, from), written);
+    written += from - read;
+    out.set(inserted, written);
+    written += inserted.length;
+    read = to;
+  }
+  out.set(original.subarray(read), written);
+  return out;
+}
+
+const encoder = new TextEncoder();
+
+// Byte offsets of ascending character offsets, found in one pass over the text.
+function utf8Offsets(text: string, head: number): (offset: number) => number {
+  let char = 0;
+  let byte = head;
+  return (offset) => {
+    for (; char < offset; char++) {
+      const code = text.charCodeAt(char);
+      if (code < 0x80) byte += 1;
+      else if (code < 0x800) byte += 2;
+      else if (code >= 0xd800 && code <= 0xdbff) {
+        byte += 4;
+        char++;
+      } else byte += 3;
+    }
+    return byte;
+  };
 }
 
 // Maps an offset in the CRLF-to-LF view back to the original text: every CRLF pair before it adds one.

@@ -12,7 +12,7 @@ export { decodeText, encodeUtf8, findInvalidUtf8, notTextError, TEXT_SNIFF_BYTES
 export { readWindow } from "./window.ts";
 export type { ReadWindow, WindowLine, WindowOptions } from "./window.ts";
 export type { DecodedText, DecodeOptions, NotTextReason } from "./utf8.ts";
-export { applyEdit } from "./edit.ts";
+export { applyEdit, encodeEdit } from "./edit.ts";
 export type { EditRequest, EditResult, EditSpan } from "./edit.ts";
-export { unifiedDiff } from "./diff.ts";
+export { editDiff, unifiedDiff } from "./diff.ts";
 export type { DiffOptions, DiffSummary } from "./diff.ts";

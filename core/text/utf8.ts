@@ -34,7 +34,8 @@ export function encodeUtf8(text: string): Uint8Array {
  */
 export function decodeText(bytes: Uint8Array, options?: DecodeOptions): DecodedText {
   const decoder = new TextStreamDecoder(options);
-  const text = decoder.push(bytes) + decoder.end();
+  // One final push decodes without streaming, which V8 does several times faster.
+  const text = decoder.push(bytes, true);
   return { text, bom: decoder.bom };
 }
 
@@ -60,12 +61,15 @@ export class TextStreamDecoder {
     return this.#bom;
   }
 
-  /** Decodes the next chunk; returns the text completed so far. */
-  push(chunk: Uint8Array): string {
+  /**
+   * Decodes the next chunk; returns the text completed so far. With `final`, the chunk is the last one and
+   * the decoder is finished (no `end()` needed).
+   */
+  push(chunk: Uint8Array, final = false): string {
     if (this.#head !== undefined) {
       // Hold back the first bytes until the byte-order mark question can be answered.
       const head = concatBytes(this.#head, chunk);
-      if (isUtf8BomPrefix(head)) {
+      if (!final && isUtf8BomPrefix(head)) {
         this.#head = head;
         return "";
       }
@@ -75,27 +79,22 @@ export class TextStreamDecoder {
         throw this.#error("utf-16", `it is ${bom.toUpperCase()} text (byte-order mark), not UTF-8`, 0);
       }
       if (bom === "utf-8") this.#bom = true;
-      return this.#decode(bom === "utf-8" ? head.subarray(3) : head, bom === "utf-8" ? 3 : 0);
+      return this.#decode(bom === "utf-8" ? head.subarray(3) : head, bom === "utf-8" ? 3 : 0, final);
     }
-    return this.#decode(chunk, this.#seen);
+    return this.#decode(chunk, this.#seen, final);
   }
 
   /** Flushes the decoder; fails when the input ended inside a character. */
   end(): string {
-    let text = "";
-    if (this.#head !== undefined) {
-      const head = this.#head;
-      this.#head = undefined;
-      text = this.#decode(head, 0);
-    }
+    if (this.#head !== undefined) return this.push(new Uint8Array(0), true);
     try {
-      return text + this.#decoder.decode();
+      return this.#decoder.decode();
     } catch (cause) {
       throw this.#error("invalid-utf8", "it is not valid UTF-8 text (it ends inside a character)", this.#seen, cause);
     }
   }
 
-  #decode(bytes: Uint8Array, offset: number): string {
+  #decode(bytes: Uint8Array, offset: number, final: boolean): string {
     if (this.#seen < this.#sniffBytes) {
       const head = bytes.subarray(0, this.#sniffBytes - this.#seen);
       const nul = head.indexOf(0);
@@ -103,9 +102,12 @@ export class TextStreamDecoder {
     }
     this.#seen = offset + bytes.length;
     try {
-      return this.#decoder.decode(bytes, { stream: true });
+      return final ? this.#decoder.decode(bytes) : this.#decoder.decode(bytes, { stream: true });
     } catch (cause) {
       const at = findInvalidUtf8(bytes);
+      if (at === -1 && final) {
+        throw this.#error("invalid-utf8", "it is not valid UTF-8 text (it ends inside a character)", offset + bytes.length, cause);
+      }
       const where = at === -1 ? `near byte ${offset}` : `at byte ${offset + at}`;
       throw this.#error("invalid-utf8", `it is not valid UTF-8 text (invalid byte ${where})`, at === -1 ? offset : offset + at, cause);
     }

@@ -42,9 +42,9 @@ const CR = 0x0d;
  * Selected lines are decoded fatally; a NUL in the first `sniffBytes` bytes marks the file binary.
  */
 export async function readWindow(chunks: AsyncIterable<Uint8Array>, options: WindowOptions): Promise<ReadWindow> {
-  const window = new LineWindow(options);
-  for await (const chunk of chunks) window.push(chunk);
-  return window.finish();
+  const view = new LineWindow(options);
+  for await (const chunk of chunks) view.push(chunk);
+  return view.finish();
 }
 
 class LineWindow {
@@ -110,14 +110,38 @@ class LineWindow {
     this.#position += chunk.length;
     let start = 0;
     while (start < chunk.length) {
+      if (!this.#selecting()) {
+        start = this.#skip(chunk, start);
+        continue;
+      }
       const newline = chunk.indexOf(LF, start);
       const end = newline === -1 ? chunk.length : newline;
-      if (this.#selecting()) this.#keep(chunk.subarray(start, end));
+      this.#keep(chunk.subarray(start, end));
       this.#lineLength += end - start;
       if (newline === -1) break;
       this.#endLine();
       start = newline + 1;
     }
+  }
+
+  // Counts lines that will not be shown, without per-line bookkeeping: up to the window's first line, or to
+  // the end of the chunk once the window is complete. Returns where scanning resumes.
+  #skip(chunk: Uint8Array, start: number): number {
+    const until = this.#lineNumber < this.#options.offset && !this.#byteCapped && this.#lines.length < this.#options.limit
+      ? this.#options.offset
+      : Number.POSITIVE_INFINITY;
+    let at = start;
+    while (this.#lineNumber < until) {
+      const newline = chunk.indexOf(LF, at);
+      if (newline === -1) {
+        this.#lineLength += chunk.length - at;
+        return chunk.length;
+      }
+      this.#lineNumber++;
+      this.#lineLength = 0;
+      at = newline + 1;
+    }
+    return at;
   }
 
   #selecting(): boolean {

@@ -1,10 +1,9 @@
 import { z } from "zod";
 import { FsError, isFsError } from "../fs/errors.ts";
 import type { FsVersion } from "../fs/types.ts";
-import { withUtf8Bom } from "../text/bom.ts";
-import { unifiedDiff } from "../text/diff.ts";
-import { applyEdit } from "../text/edit.ts";
-import { decodeText, encodeUtf8 } from "../text/utf8.ts";
+import { editDiff } from "../text/diff.ts";
+import { applyEdit, encodeEdit } from "../text/edit.ts";
+import { decodeText } from "../text/utf8.ts";
 import { type CallContext, plural, shownPath, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
 import { explainWriteFailure } from "./write.ts";
 
@@ -84,12 +83,12 @@ async function runEdit(env: ToolEnv, args: EditArgs, call: CallContext): Promise
   const guard = { kind: "replaceIfVersion", version } as const;
   let written;
   try {
-    written = await fs.write(target, withUtf8Bom(encodeUtf8(result.text), bom), { guard, signal: call.signal, fence: call.fence });
+    written = await fs.write(target, encodeEdit(bytes, bom, result), { guard, signal: call.signal, fence: call.fence });
   } catch (error) {
     throw explainWriteFailure(error, shown, guard);
   }
   ledger?.record(call.actor, target.key, { kind: "present", version: written.version });
-  const diff = unifiedDiff(shown, text, result.text, { regions: result.spans, maxBytes: limits.diffBytes });
+  const diff = editDiff(shown, result, { maxBytes: limits.diffBytes });
   const lines = [...new Set(result.spans.map((s) => s.line))];
   const where = lines.length === 1 ? `line ${lines[0]}` : `lines ${lines.slice(0, 10).join(", ")}${lines.length > 10 ? ", …" : ""}`;
   const summary = `Edited ${shown}: replaced ${plural(result.spans.length, "occurrence")} at ${where} (+${diff.added} -${diff.removed} lines).`;

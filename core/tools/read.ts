@@ -5,6 +5,9 @@ import type { FsTarget } from "../fs/types.ts";
 import { readWindow, type ReadWindow } from "../text/window.ts";
 import { type CallContext, plural, shownPath, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
 
+// Large chunks keep a scan through a big file to few calls; the window itself bounds what is kept.
+const READ_CHUNK = 1024 * 1024;
+
 export interface ReadArgs {
   readonly path: string;
   readonly offset?: number | undefined;
@@ -42,7 +45,7 @@ async function runRead(env: ToolEnv, args: ReadArgs, call: CallContext): Promise
   const limit = args.limit ?? limits.readLines;
   let stream;
   try {
-    stream = await fs.readStream(target, { signal: call.signal });
+    stream = await fs.readStream(target, { signal: call.signal, chunkSize: READ_CHUNK });
   } catch (error) {
     if (isFsError(error, "FS_NOT_FOUND")) {
       ledger?.record(call.actor, target.key, { kind: "absent" });
@@ -51,9 +54,9 @@ async function runRead(env: ToolEnv, args: ReadArgs, call: CallContext): Promise
     if (isFsError(error, "FS_NOT_REGULAR_FILE")) throw notAFile(env, shown, error);
     throw error;
   }
-  let window: ReadWindow;
+  let view: ReadWindow;
   try {
-    window = await readWindow(stream, {
+    view = await readWindow(stream, {
       offset,
       limit,
       maxLineChars: limits.readLineChars,
@@ -65,7 +68,7 @@ async function runRead(env: ToolEnv, args: ReadArgs, call: CallContext): Promise
     if (isFsError(error, "FS_NOT_TEXT")) throw notText(env, shown, error);
     throw error;
   }
-  const total = window.totalLines;
+  const total = view.totalLines;
   if (offset > total && !(total === 0 && offset === 1)) {
     throw new FsError(
       "FS_NOT_FOUND",
@@ -75,35 +78,35 @@ async function runRead(env: ToolEnv, args: ReadArgs, call: CallContext): Promise
     );
   }
   ledger?.record(call.actor, target.key, { kind: "present", version: stream.info.version });
-  return { content: render(window, offset, shown, limits.readLineChars), meta: meta(window, offset, shown) };
+  return { content: render(view, offset, shown, limits.readLineChars), meta: meta(view, offset, shown) };
 }
 
-function render(window: ReadWindow, offset: number, shown: string, maxChars: number): string {
-  const body = window.lines.map((line) => `${line.number}: ${line.text}${line.truncated ? ` … [cut at ${maxChars} characters]` : ""}`);
-  const last = window.lines.at(-1)?.number ?? offset - 1;
-  const total = window.totalLines;
+function render(view: ReadWindow, offset: number, shown: string, maxChars: number): string {
+  const body = view.lines.map((line) => `${line.number}: ${line.text}${line.truncated ? ` … [cut at ${maxChars} characters]` : ""}`);
+  const last = view.lines.at(-1)?.number ?? offset - 1;
+  const total = view.totalLines;
   let footer: string;
   if (total === 0) footer = `(${shown} is empty)`;
-  else if (window.byteCapped) {
+  else if (view.byteCapped) {
     footer = `(Output capped at the byte limit: lines ${offset}-${last} of ${total} shown. Continue with offset=${last + 1}.)`;
   } else if (last < total) {
     footer = `(Lines ${offset}-${last} of ${total}. Continue with offset=${last + 1}.)`;
   } else footer = `(End of file: ${plural(total, "line")}.)`;
   const notes: string[] = [];
-  if (window.lines.some((line) => /^ *\t/.test(line.text))) {
+  if (view.lines.some((line) => /^ *\t/.test(line.text))) {
     notes.push("(Indentation in these lines uses tabs; keep them as tabs in edit strings.)");
   }
   return [...body, ...(body.length > 0 ? [""] : []), footer, ...notes].join("\n");
 }
 
-function meta(window: ReadWindow, offset: number, shown: string): Record<string, unknown> {
+function meta(view: ReadWindow, offset: number, shown: string): Record<string, unknown> {
   return {
     path: shown,
     offset,
-    lines: window.lines.length,
-    totalLines: window.totalLines,
-    truncated: window.byteCapped || (window.lines.at(-1)?.number ?? 0) < window.totalLines,
-    ...(window.bom ? { bom: true } : {}),
+    lines: view.lines.length,
+    totalLines: view.totalLines,
+    truncated: view.byteCapped || (view.lines.at(-1)?.number ?? 0) < view.totalLines,
+    ...(view.bom ? { bom: true } : {}),
   };
 }
 

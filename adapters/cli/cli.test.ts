@@ -1,0 +1,126 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { createMemoryProvider } from "../memory/mod.ts";
+import { type CliHost, runCli } from "./cli.ts";
+
+const cli = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
+const run = promisify(execFile);
+
+function memoryHost(files: Record<string, string>, answers: string[] = []): CliHost & { stdout: string; stderr: string; asked: string[] } {
+  const fs = createMemoryProvider({ cwd: "/ws", files });
+  const host = {
+    stdout: "",
+    stderr: "",
+    asked: [] as string[],
+    cwd: "/ws",
+    tempRoots: ["/tmp"],
+    realDirectory: async (path: string) => path,
+    provider: async () => fs,
+    ask: answers.length > 0 ? async (q: string) => (host.asked.push(q), answers.shift() ?? "") : undefined,
+    out: (text: string) => void (host.stdout += text),
+    err: (text: string) => void (host.stderr += text),
+  };
+  return host;
+}
+
+describe("runCli", () => {
+  test("one call prints exactly the model's text", async () => {
+    const host = memoryHost({ "a.txt": "hello\n" });
+    expect(await runCli(["read", '{"path":"a.txt"}'], host)).toBe(0);
+    expect(host.stdout).toBe("1: hello\n\n(End of file: 1 line.)\n");
+  });
+
+  test("calls share one session: a read authorizes the edit that follows", async () => {
+    const host = memoryHost({ "a.txt": "hello\n" });
+    const status = await runCli(["read", '{"path":"a.txt"}', "edit", '{"path":"a.txt","old_string":"hello","new_string":"bye"}'], host);
+    expect(status).toBe(0);
+    expect(host.stdout).toContain('### read {"path":"a.txt"}\n1: hello');
+    expect(host.stdout).toContain("\n### edit ");
+    expect(host.stdout).toContain("Edited a.txt: replaced 1 occurrence at line 1");
+  });
+
+  test("a failed call sets a non-zero status and still prints the model's text", async () => {
+    const host = memoryHost({ "a.txt": "x\n" });
+    expect(await runCli(["edit", '{"path":"a.txt","old_string":"x","new_string":"y"}'], host)).toBe(1);
+    expect(host.stdout).toContain("has not been read in this session");
+  });
+
+  test("--json prints one structured result per call", async () => {
+    const host = memoryHost({ "a.txt": "x\n" });
+    await runCli(["read", '{"path":"a.txt"}', "read", '{"path":"missing"}', "--json"], host);
+    const lines = host.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines.map((l) => [l.tool, l.isError, l.error?.code])).toEqual([
+      ["read", false, undefined],
+      ["read", true, "FS_NOT_FOUND"],
+    ]);
+  });
+
+  test("bad usage exits 2 with a message and the usage text", async () => {
+    for (const argv of [[], ["read"], ["read", "{not json"], ["--backend", "ftp", "tools"], ["--sandbox", "lax", "tools"], ["--frobnicate"]]) {
+      const host = memoryHost({});
+      expect(await runCli(argv, host), argv.join(" ")).toBe(2);
+      expect(host.stderr).toMatch(/^toolfs: .+\n\nUsage:/);
+    }
+  });
+
+  test("tools and prompt print the definitions and the guidance", async () => {
+    const host = memoryHost({});
+    await runCli(["tools", "--sandbox", "workspace-write"], host);
+    const definitions = JSON.parse(host.stdout);
+    expect(definitions.map((d: { name: string }) => d.name)).toEqual(["read", "write", "edit"]);
+    expect(JSON.stringify(definitions)).toContain("sandbox_permissions");
+    const prompt = memoryHost({});
+    await runCli(["prompt"], prompt);
+    expect(prompt.stdout).toContain("read shows");
+  });
+
+  test("--approve answers escalation requests; otherwise the terminal is asked", async () => {
+    const call = ["write", '{"path":"/etc/x","content":"x"}', "write", '{"path":"/etc/x","content":"x","sandbox_permissions":"full-access","justification":"asked"}'];
+    const yes = memoryHost({});
+    expect(await runCli([...call, "--sandbox", "workspace-write", "--approve", "yes"], yes)).toBe(1);
+    expect(yes.stdout).toContain("Created /etc/x");
+    const no = memoryHost({});
+    await runCli([...call, "--sandbox", "workspace-write", "--approve", "no"], no);
+    expect(no.stdout).toContain("declined");
+    const asked = memoryHost({}, ["y"]);
+    await runCli([...call, "--sandbox", "workspace-write"], asked);
+    expect(asked.asked[0]).toContain("full-access access to write /etc/x");
+    expect(asked.stdout).toContain("Created /etc/x");
+  });
+});
+
+describe("the toolfs executable", () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = realpathSync(mkdtempSync(join(tmpdir(), "toolfs-cli-")));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  test.for(["node", "memory"])("reads and edits a real directory on the %s backend", async (backend) => {
+    writeFileSync(join(dir, "notes.md"), "# Notes\r\nfirst\r\n");
+    const { stdout } = await run(process.execPath, [
+      cli,
+      "read",
+      '{"path":"notes.md"}',
+      "edit",
+      '{"path":"notes.md","old_string":"first","new_string":"second"}',
+      "--root",
+      dir,
+      "--backend",
+      backend,
+    ]);
+    expect(stdout).toContain("1: # Notes\n2: first");
+    expect(stdout).toContain("Edited notes.md: replaced 1 occurrence at line 2");
+    const expected = backend === "node" ? "# Notes\r\nsecond\r\n" : "# Notes\r\nfirst\r\n";
+    expect(readFileSync(join(dir, "notes.md"), "utf8")).toBe(expected);
+  });
+
+  test("a failing call exits 1", async () => {
+    await expect(run(process.execPath, [cli, "read", '{"path":"missing.txt"}', "--root", dir])).rejects.toMatchObject({ code: 1 });
+  });
+});

@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+// The `toolfs` executable on Node: binds the CLI to node:fs, the process and the terminal.
+import { promises as fsp } from "node:fs";
+import { tmpdir } from "node:os";
+import process from "node:process";
+import { createInterface } from "node:readline/promises";
+import type { FileSystem } from "../../core/mod.ts";
+import { createMemoryProvider } from "../memory/mod.ts";
+import { loadDirectory } from "../memory/load.ts";
+import { createNodeProvider } from "../node/mod.ts";
+import { runCli } from "./cli.ts";
+
+async function realDirectory(path: string): Promise<string | { error: string }> {
+  try {
+    const real = await fsp.realpath(path);
+    if (!(await fsp.stat(real)).isDirectory()) return { error: `${path} is not a directory` };
+    return real;
+  } catch {
+    return { error: `${path} does not exist` };
+  }
+}
+
+async function provider(backend: "node" | "memory", root: string): Promise<FileSystem> {
+  if (backend === "node") return createNodeProvider({ cwd: root });
+  return createMemoryProvider({ volume: await loadDirectory(root), cwd: root });
+}
+
+async function ask(question: string): Promise<string> {
+  const terminal = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return await terminal.question(question);
+  } finally {
+    terminal.close();
+  }
+}
+
+const temps = [...new Set([tmpdir(), "/tmp"])];
+const tempRoots = (await Promise.all(temps.map((t) => fsp.realpath(t).catch(() => undefined)))).filter((t) => t !== undefined);
+
+process.exitCode = await runCli(process.argv.slice(2), {
+  cwd: process.cwd(),
+  realDirectory,
+  provider,
+  tempRoots,
+  ask: process.stdin.isTTY ? ask : undefined,
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+});

@@ -1,0 +1,96 @@
+// bench/read-edit: the read tool on the last window of a 1 GiB file against `tail -n 2000` (time, and peak
+// RSS above a baseline process that loads the same modules), and edit of one line in a 10 MB file against a
+// bare read-modify-write of the same file. Figures are medians of several runs in this process's machine
+// conditions; ratios are what to compare. Run: npx tsx bench/read-edit.ts [--gib N]
+import { execFileSync, spawnSync } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, readFileSync, renameSync, rmSync, fsyncSync, writeFileSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { createToolkit } from "../core/mod.ts";
+import { createNodeProvider } from "../adapters/node/mod.ts";
+
+const GIB = Number(process.argv[process.argv.indexOf("--gib") + 1] ?? 1) || 1;
+const dir = mkdtempSync(join(tmpdir(), "toolfs-bench-"));
+const worker = new URL("./read-edit-worker.ts", import.meta.url).pathname;
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+function makeBigFile(path: string, bytes: number): number {
+  const line = "2026-11-30T12:00:00Z INFO request handled path=/api/items/42 status=200 duration_ms=17 bytes=4096\n";
+  const block = Buffer.from(line.repeat(Math.floor((8 << 20) / line.length)));
+  const fd = openSync(path, "w");
+  let written = 0;
+  while (written + block.length <= bytes) written += writeSync(fd, block);
+  closeSync(fd);
+  return written / line.length;
+}
+
+function runWorker(args: string[]): { ms: number; maxRssKiB: number; detail: string } {
+  const result = spawnSync(process.execPath, ["--import", "tsx", worker, ...args], { encoding: "utf8" });
+  if (result.status !== 0) throw new Error(result.stderr);
+  return JSON.parse(result.stdout.trim().split("\n").at(-1) as string);
+}
+
+try {
+  const big = join(dir, "big.log");
+  const lines = makeBigFile(big, GIB * 1024 ** 3);
+  const offset = lines - 1999;
+  const tail: number[] = [];
+  const read: number[] = [];
+  const rss: number[] = [];
+  const baseline: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const t0 = performance.now();
+    execFileSync("tail", ["-n", "2000", big], { stdio: ["ignore", "ignore", "inherit"] });
+    tail.push(performance.now() - t0);
+    const r = runWorker(["read", big, String(offset)]);
+    read.push(r.ms);
+    rss.push(r.maxRssKiB);
+    baseline.push(runWorker(["baseline"]).maxRssKiB);
+    if (i === 0) console.log(`read footer: ${r.detail}`);
+  }
+  const rssDelta = (median(rss) - median(baseline)) / 1024;
+  console.log(`read last 2000 lines of ${GIB} GiB (${lines} lines): ${median(read).toFixed(0)} ms; tail -n 2000: ${median(tail).toFixed(1)} ms; ratio ${(median(read) / median(tail)).toFixed(1)}x`);
+  console.log(`peak RSS: read ${(median(rss) / 1024).toFixed(1)} MiB, baseline process ${(median(baseline) / 1024).toFixed(1)} MiB, above baseline ${rssDelta.toFixed(1)} MiB (target < 64)`);
+  rmSync(big);
+
+  const file = join(dir, "ten.txt");
+  const rows = Array.from({ length: 200_000 }, (_, i) => `row ${i} ${"x".repeat(40)}`);
+  const original = `${rows.join("\n")}\n`;
+  const fs = createNodeProvider({ cwd: dir });
+  const edits: number[] = [];
+  const bare: number[] = [];
+  const durable: number[] = [];
+  for (let i = 0; i < 7; i++) {
+    writeFileSync(file, original);
+    const kit = createToolkit({ fs });
+    await kit.call("read", { path: "ten.txt", limit: 1 });
+    const t0 = performance.now();
+    const result = await kit.call("edit", { path: "ten.txt", old_string: "row 100000 ", new_string: "row 100000 edited " });
+    edits.push(performance.now() - t0);
+    if (result.isError) throw new Error(result.content);
+
+    writeFileSync(file, original);
+    const t1 = performance.now();
+    writeFileSync(file, readFileSync(file, "utf8").replace("row 100000 ", "row 100000 edited "));
+    bare.push(performance.now() - t1);
+
+    writeFileSync(file, original);
+    const t2 = performance.now();
+    const next = readFileSync(file, "utf8").replace("row 100000 ", "row 100000 edited ");
+    const fd = openSync(`${file}.tmp`, "w", 0o600);
+    writeSync(fd, next);
+    fsyncSync(fd);
+    closeSync(fd);
+    renameSync(`${file}.tmp`, file);
+    durable.push(performance.now() - t2);
+  }
+  const size = (Buffer.byteLength(original) / 1024 / 1024).toFixed(1);
+  console.log(
+    `edit one line of ${size} MB: ${median(edits).toFixed(1)} ms; bare read-modify-write ${median(bare).toFixed(1)} ms ` +
+      `(ratio ${(median(edits) / median(bare)).toFixed(2)}x, target <= 2); with temp file + fsync + rename ${median(durable).toFixed(1)} ms ` +
+      `(ratio ${(median(edits) / median(durable)).toFixed(2)}x)`,
+  );
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
