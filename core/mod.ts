@@ -10,3 +10,4 @@ export * from "./text/mod.ts";
 export * from "./search/mod.ts";
 export * from "./policy/mod.ts";
 export * from "./tools/mod.ts";
+export * from "./spill/mod.ts";

@@ -19,3 +19,5 @@ export type {
 } from "./backend.ts";
 export { isSearchError, SEARCH_ERROR_CODES, SearchError } from "./errors.ts";
 export type { SearchErrorCode } from "./errors.ts";
+export { sampleAcrossEntries, topLevelEntry } from "./sample.ts";
+export type { EntrySample } from "./sample.ts";

@@ -2,6 +2,8 @@ import { z } from "zod";
 import type { FileSystem, FsFence } from "../fs/types.ts";
 import { relativeWithin } from "../fs/paths.ts";
 import type { ObservationLedger } from "../policy/ledger.ts";
+import type { SearchBackend } from "../search/backend.ts";
+import type { SpillStore } from "../spill/mod.ts";
 
 /** Every limit the tools apply; each is configurable. */
 export interface ToolLimits {
@@ -17,6 +19,18 @@ export interface ToolLimits {
   readonly writeDiffMaxBytes: number;
   /** Cap on the diff text shown after write and edit. */
   readonly diffBytes: number;
+  /** Paths a glob shows inline. */
+  readonly globMaxResults: number;
+  /** Matches a grep shows inline. */
+  readonly grepMaxMatches: number;
+  /** Bytes kept of each matching line's preview. */
+  readonly grepLineBytes: number;
+  /** Milliseconds a search may run. */
+  readonly searchTimeoutMs: number;
+  /** Raw search output accepted before giving up. */
+  readonly searchRawBytes: number;
+  /** Cap on the serialized meta of a search result. */
+  readonly searchMetaBytes: number;
 }
 
 export const DEFAULT_LIMITS: ToolLimits = {
@@ -26,6 +40,12 @@ export const DEFAULT_LIMITS: ToolLimits = {
   editMaxBytes: 64 * 1024 * 1024,
   writeDiffMaxBytes: 10 * 1024 * 1024,
   diffBytes: 8 * 1024,
+  globMaxResults: 100,
+  grepMaxMatches: 250,
+  grepLineBytes: 2000,
+  searchTimeoutMs: 30_000,
+  searchRawBytes: 20_000_000,
+  searchMetaBytes: 64 * 1024,
 };
 
 /** What every tool of one toolkit shares. */
@@ -36,6 +56,12 @@ export interface ToolEnv {
   readonly ledger: ObservationLedger | undefined;
   /** Whether a tool of that name is registered, for advice that names only tools the model has. */
   has(name: string): boolean;
+  /** Runs glob and grep; undefined when the toolkit has no search. */
+  readonly search: SearchBackend | undefined;
+  /** Keeps complete over-cap results; undefined when results are not kept. */
+  readonly spill: SpillStore | undefined;
+  /** How an over-cap glob page is chosen. */
+  readonly overCap: "sample" | "head";
 }
 
 /** One call's circumstances. */
@@ -72,9 +98,9 @@ export function shownPath(absolute: string, workspace: string): string {
   return relativeWithin(workspace, absolute) ?? absolute;
 }
 
-/** `n thing` or `n things`. */
-export function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+/** `n thing` or `n things` (or the given plural form). */
+export function plural(n: number, noun: string, nouns = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : nouns}`;
 }
 
 /** The JSON Schema a model sees for `schema`: input shape, no draft URL, no unbounded-integer noise. */

@@ -5,14 +5,18 @@ import type { FileSystem, FsFence } from "../fs/types.ts";
 import { ObservationLedger } from "../policy/ledger.ts";
 import { isWiderMode, type SandboxMode, sandboxFence, widerModes } from "../policy/sandbox.ts";
 import { isSearchError } from "../search/errors.ts";
+import type { SearchBackend } from "../search/backend.ts";
+import type { SpillStore } from "../spill/mod.ts";
 import { editTool } from "./edit.ts";
+import { globTool } from "./glob.ts";
+import { grepTool } from "./grep.ts";
 import { readTool } from "./read.ts";
 import { type CallContext, DEFAULT_LIMITS, inputJsonSchema, type Tool, type ToolEnv, type ToolLimits } from "./tool.ts";
 import { type ToolCallOptions, type ToolDefinition, ToolError, type ToolResult } from "./types.ts";
 import { writeTool } from "./write.ts";
 
 /** The tools a toolkit can register. */
-export type ToolName = "read" | "write" | "edit";
+export type ToolName = "read" | "write" | "edit" | "glob" | "grep";
 
 /** What a host decides about one escalation request. */
 export type ApprovalOutcome = "allowed-once" | "rejected" | "cancelled";
@@ -47,6 +51,12 @@ export interface ToolkitOptions {
   /** "read-before-write" (default): writes and edits are guarded by what the actor read. "none": unguarded. */
   readonly policy?: "read-before-write" | "none";
   readonly sandbox?: SandboxOptions;
+  /** Runs glob and grep; without it those tools are not registered by default. */
+  readonly search?: SearchBackend;
+  /** Keeps complete over-cap glob and grep results for the model to page through. */
+  readonly spill?: SpillStore;
+  /** How an over-cap glob page is chosen: a sample across top-level entries (default), or the oldest. */
+  readonly overCap?: "sample" | "head";
 }
 
 export interface Toolkit {
@@ -94,14 +104,17 @@ class ToolkitImpl implements Toolkit {
     for (const [key, value] of Object.entries(limits)) {
       if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`limits.${key} must be a positive integer, got ${String(value)}`);
     }
-    const names = options.tools ?? (["read", "write", "edit"] as const);
+    const names: readonly ToolName[] = options.tools ?? ["read", "write", "edit", ...(options.search ? (["glob", "grep"] as const) : [])];
     const env: ToolEnv = {
       fs: options.fs,
       limits,
       ledger: options.policy === "none" ? undefined : new ObservationLedger(),
       has: (name) => (names as readonly string[]).includes(name),
+      search: options.search,
+      spill: options.spill,
+      overCap: options.overCap ?? "sample",
     };
-    const factories = { read: readTool, write: writeTool, edit: editTool } as const;
+    const factories = { read: readTool, write: writeTool, edit: editTool, glob: globTool, grep: grepTool } as const;
     const confining = this.#sandbox !== undefined && this.#sandbox.mode !== "full-access";
     for (const name of names) {
       const tool = factories[name](env) as unknown as Tool<Record<string, unknown>>;

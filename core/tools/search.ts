@@ -1,0 +1,74 @@
+// What glob and grep share: the backend check, the search root, display paths, spilling, and meta caps.
+import { FsError } from "../fs/errors.ts";
+import { joinPath } from "../fs/paths.ts";
+import type { FsTarget } from "../fs/types.ts";
+import type { SearchBackend } from "../search/backend.ts";
+import { SearchError } from "../search/errors.ts";
+import { type CallContext, shownPath, type ToolEnv } from "./tool.ts";
+
+/** The backend, or a SEARCH_FAILED that says why there is none. */
+export function backendOf(env: ToolEnv): SearchBackend {
+  if (!env.search) throw new SearchError("SEARCH_FAILED", "Search is not available in this toolkit: no search backend was configured");
+  return env.search;
+}
+
+/** A search root: where the search runs and how its relative paths are shown. */
+export interface SearchRoot {
+  readonly target: FsTarget;
+  readonly type: "file" | "directory";
+  /** How the root itself is shown ("." for the workspace). */
+  readonly shown: string;
+  /** Shows a path the backend reported relative to the directory it ran in. */
+  display(relative: string): string;
+}
+
+/** Resolves a tool's `path` argument (default: the call's cwd) to an existing file or directory. */
+export async function searchRoot(env: ToolEnv, path: string | undefined, call: CallContext, what: string): Promise<SearchRoot> {
+  const target = await env.fs.resolve(path ?? call.cwd, { cwd: call.cwd, signal: call.signal });
+  const shown = shownPath(target.displayPath, call.workspace);
+  const info = await env.fs.stat(target, { signal: call.signal });
+  if (!info) {
+    throw new FsError("FS_NOT_FOUND", `Cannot ${what} in "${shown}": no such file or directory`, { details: { path: target.displayPath } });
+  }
+  if (info.type === "other") {
+    throw new FsError("FS_NOT_REGULAR_FILE", `Cannot ${what} in "${shown}": it is not a file or directory`, { details: { path: target.displayPath } });
+  }
+  const base = info.type === "directory" ? target.displayPath : target.displayPath.slice(0, target.displayPath.lastIndexOf("/")) || "/";
+  return { target, type: info.type, shown, display: (relative) => shownPath(joinPath(base, relative), call.workspace) };
+}
+
+/** Saves a complete result when a store is configured; undefined when it is not, or the save failed. */
+export async function spill(env: ToolEnv, tool: string, content: string, call: CallContext): Promise<{ locator: string; hint: string } | undefined> {
+  if (!env.spill) return undefined;
+  try {
+    const receipt = await env.spill.save({ tool, content, ...(call.signal ? { signal: call.signal } : {}) });
+    return { locator: shownPath(receipt.locator, call.workspace), hint: receipt.hint };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Keeps serialized meta within `maxBytes` by dropping trailing items of its list (at least one stays), and
+ * marks it truncated when anything was dropped.
+ */
+export function capMeta<T extends { truncated: boolean }>(meta: T, key: keyof T & string, maxBytes: number): T {
+  const items = meta[key] as unknown as unknown[];
+  if (JSON.stringify(meta).length <= maxBytes || items.length <= 1) return meta;
+  let lo = 1;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (JSON.stringify({ ...meta, [key]: items.slice(0, mid), truncated: true }).length <= maxBytes) lo = mid;
+    else hi = mid - 1;
+  }
+  return { ...meta, [key]: items.slice(0, lo), truncated: true };
+}
+
+/** A note naming what the search could not read, or nothing. */
+export function problemsNote(problems: readonly string[]): string {
+  if (problems.length === 0) return "";
+  const listed = problems.slice(0, 5).map((p) => p.replace(/^rg: /, ""));
+  const more = problems.length > 5 ? ` and ${problems.length - 5} more` : "";
+  return `\n(Some paths could not be searched: ${listed.join("; ")}${more}.)`;
+}
