@@ -23,6 +23,7 @@ import { toolsEditGroup } from "./groups/tools-edit.ts";
 import { toolsPolicyGroup } from "./groups/tools-policy.ts";
 import { toolsReadGroup } from "./groups/tools-read.ts";
 import { toolsSandboxGroup } from "./groups/tools-sandbox.ts";
+import { toolsSearchGroup } from "./groups/tools-search.ts";
 import { toolsToolkitGroup } from "./groups/tools-toolkit.ts";
 import { toolsWriteGroup } from "./groups/tools-write.ts";
 import { versionGuardGroup } from "./groups/version-guard.ts";
@@ -48,6 +49,7 @@ export {
   toolsPolicyGroup,
   toolsReadGroup,
   toolsSandboxGroup,
+  toolsSearchGroup,
   toolsToolkitGroup,
   toolsWriteGroup,
   versionGuardGroup,
@@ -69,7 +71,7 @@ export const seamGroups: readonly ConformanceGroup[] = [
   abortGroup,
 ];
 
-/** The model-facing tools' groups: the toolkit, read, write, edit, the read-before-write policy, the sandbox. */
+/** The model-facing tools' groups: the toolkit, read, write, edit, the policy, the sandbox, glob and grep. */
 export const toolGroups: readonly ConformanceGroup[] = [
   toolsToolkitGroup,
   toolsReadGroup,
@@ -77,6 +79,7 @@ export const toolGroups: readonly ConformanceGroup[] = [
   toolsEditGroup,
   toolsPolicyGroup,
   toolsSandboxGroup,
+  toolsSearchGroup,
 ];
 
 /** Every group, in the order they run. */
