@@ -1,11 +1,11 @@
 // The glob and grep tools over a scripted backend: what the model reads for each shape of result. The real
 // backends are held to ripgrep by the conformance suite; here the backend's answers are fixed.
 import { describe, expect, test } from "vitest";
-import { createMemoryProvider } from "../../adapters/memory/mod.ts";
-import type { FilesRequest, GrepFile, GrepRequest, SearchBackend } from "../search/backend.ts";
-import { SearchError } from "../search/errors.ts";
-import { createMemorySpillStore, type SpillStore } from "../spill/mod.ts";
-import { createToolkit } from "./toolkit.ts";
+import { createMemoryProvider } from "../adapters/memory/mod.ts";
+import type { FilesRequest, GrepFile, GrepRequest, SearchBackend } from "../core/search/backend.ts";
+import { SearchError } from "../core/search/errors.ts";
+import { createMemorySpillStore, type SpillStore } from "../core/spill/mod.ts";
+import { createToolkit } from "../core/tools/toolkit.ts";
 
 function scripted(answer: { paths?: string[]; files?: GrepFile[]; problems?: string[]; error?: SearchError }) {
   const requests: (FilesRequest | GrepRequest)[] = [];
