@@ -29,12 +29,9 @@ export function sandboxMarker(mode: SandboxMode): string {
 export function sandboxFence(fs: FileSystem, mode: SandboxMode, roots: readonly FsTarget[]): FsFence {
   return (destination) => {
     if (mode === "full-access") return;
-    const where = roots.map((r) => r.key).join(", ");
-    if (mode === "read-only") {
-      throw denied(mode, destination, "writes are not allowed in this session");
-    }
+    if (mode === "read-only") throw denied(mode, destination, "writes are not allowed in this session");
     if (!roots.some((root) => fs.contains(root, destination))) {
-      throw denied(mode, destination, `it is outside the writable roots (${where})`);
+      throw denied(mode, destination, `it is outside the writable roots (${roots.map((r) => r.key).join(", ")})`);
     }
   };
 }
