@@ -1,10 +1,11 @@
 /**
- * toolfs core: the runtime-neutral provider seam and the text handling built on it. Adapters for Node,
- * Deno and an in-memory volume live under their own entry points (`toolfs/node`, `toolfs/deno`,
- * `toolfs/memory`); the conformance suite under `toolfs/conformance`.
+ * toolfs core: the runtime-neutral provider seam, the text handling built on it, the search-backend seam, and
+ * the process-runner seam. Adapters for Node, Deno and an in-memory volume live under their own entry points
+ * (`toolfs/node`, `toolfs/deno`, `toolfs/memory`); the conformance suite under `toolfs/conformance`.
  *
  * @module
  */
 export * from "./fs/mod.ts";
 export * from "./text/mod.ts";
 export * from "./search/mod.ts";
+export * from "./process/mod.ts";

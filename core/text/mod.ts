@@ -8,5 +8,5 @@ export { bomLength, detectBom, UTF8_BOM, withUtf8Bom } from "./bom.ts";
 export type { Bom } from "./bom.ts";
 export { applyLineEnding, detectLineEnding, endsWithNewline, normalizeLineEndings } from "./eol.ts";
 export type { LineEnding } from "./eol.ts";
-export { decodeText, encodeUtf8, findInvalidUtf8, TEXT_SNIFF_BYTES, TextStreamDecoder } from "./utf8.ts";
+export { concatBytes, decodeText, encodeUtf8, findInvalidUtf8, TEXT_SNIFF_BYTES, TextStreamDecoder } from "./utf8.ts";
 export type { DecodedText, DecodeOptions, NotTextReason } from "./utf8.ts";

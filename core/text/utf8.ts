@@ -64,7 +64,7 @@ export class TextStreamDecoder {
   push(chunk: Uint8Array): string {
     if (this.#head !== undefined) {
       // Hold back the first bytes until the byte-order mark question can be answered.
-      const head = concat(this.#head, chunk);
+      const head = concatBytes([this.#head, chunk]);
       if (head.length < 3 && isBomPrefix(head)) {
         this.#head = head;
         return "";
@@ -126,11 +126,16 @@ function isBomPrefix(bytes: Uint8Array): boolean {
   return false;
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  if (a.length === 0) return b;
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
+/** The bytes of `chunks` in order, in one array; when only one chunk holds bytes, that chunk itself. */
+export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array {
+  const filled = chunks.filter((chunk) => chunk.length > 0);
+  if (filled.length === 1) return filled[0]!;
+  const out = new Uint8Array(filled.reduce((length, chunk) => length + chunk.length, 0));
+  let offset = 0;
+  for (const chunk of filled) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
   return out;
 }
 
