@@ -52,11 +52,13 @@ async function vitest(): Promise<Tally> {
 }
 
 // Least permissions that work: memfs asks for the uid and gid; the probe's Deno.symlink refuses
-// path-scoped read and write grants, so those two are unscoped.
+// path-scoped read and write grants, so those two are unscoped. The process runner starts children through
+// setsid, signals their trees with kill and lists them with ps (Deno lets only --allow-all read /proc); the
+// process tests run bash.
 async function denoTest(): Promise<Tally> {
   const { code, output } = await run(
     bin("deno"),
-    ["test", "--allow-read", "--allow-write", "--allow-sys=uid,gid"],
+    ["test", "--allow-read", "--allow-write", "--allow-sys=uid,gid", "--allow-run=setsid,kill,ps,bash"],
     { capture: true, env: { NO_COLOR: "1" } },
   );
   const summary = /(\d+) passed \| (\d+) failed/.exec(output);

@@ -1,8 +1,10 @@
 /**
  * The Deno adapter: a FileSystem over `Deno.*` on the local disk, with atomic publication through a
- * staged file beside the target.
+ * staged file beside the target; a process runner over `Deno.Command`.
  *
  * @module
  */
 export { createDenoProvider } from "./provider.ts";
 export type { DenoProviderOptions } from "./provider.ts";
+export { createDenoProcessRunner } from "./process.ts";
+export type { DenoProcessRunnerOptions } from "./process.ts";
