@@ -1,7 +1,8 @@
 /**
- * toolfs core: the runtime-neutral provider seam, the text handling built on it, the search-backend seam, and
- * the process-runner seam. Adapters for Node, Deno and an in-memory volume live under their own entry points
- * (`toolfs/node`, `toolfs/deno`, `toolfs/memory`); the conformance suite under `toolfs/conformance`.
+ * toolfs core: the runtime-neutral provider seam, the text handling built on it, the search-backend seam with
+ * its ripgrep backend, and the process-runner seam. Adapters for Node, Deno and an in-memory volume live under
+ * their own entry points (`toolfs/node`, `toolfs/deno`, `toolfs/memory`); the conformance suite under
+ * `toolfs/conformance`.
  *
  * @module
  */
