@@ -24,6 +24,38 @@ export interface DenoFsFile {
 
 export type DenoSeekStart = 0;
 
+export type DenoSignal = "SIGTERM" | "SIGKILL";
+
+export interface DenoCommandOptions {
+  args?: string[];
+  cwd?: string;
+  env?: Record<string, string>;
+  clearEnv?: boolean;
+  stdin?: "null";
+  stdout?: "piped" | "null";
+  stderr?: "piped" | "null";
+}
+
+export interface DenoCommandStatus {
+  readonly success: boolean;
+  readonly code: number;
+  readonly signal: string | null;
+}
+
+export interface DenoCommandOutput extends DenoCommandStatus {
+  readonly stdout: Uint8Array;
+}
+
+export interface DenoChildProcess {
+  readonly pid: number;
+  readonly stdout: ReadableStream<Uint8Array>;
+  readonly stderr: ReadableStream<Uint8Array>;
+  readonly status: Promise<DenoCommandStatus>;
+  kill(signo?: DenoSignal): void;
+}
+
+export type DenoPermissionDescriptor = { name: "run"; command?: string } | { name: "env"; variable?: string };
+
 export interface DenoApi {
   cwd(): string;
   realPath(path: string): Promise<string>;
@@ -42,6 +74,11 @@ export interface DenoApi {
   remove(path: string): Promise<void>;
   umask(): number;
   uid(): number | null;
+  readTextFile(path: string): Promise<string>;
+  Command: new (command: string, options?: DenoCommandOptions) => { spawn(): DenoChildProcess; output(): Promise<DenoCommandOutput> };
+  kill(pid: number, signo?: DenoSignal): void;
+  readonly permissions: { querySync(descriptor: DenoPermissionDescriptor): { readonly state: "granted" | "denied" | "prompt" } };
+  readonly env: { toObject(): Record<string, string> };
 }
 
 /** The running Deno namespace; throws a clear error outside Deno. */

@@ -4,9 +4,12 @@ import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import type { Probe, ProbeInfo, Subject } from "../../conformance/mod.ts";
 import type { FileSystem } from "../../core/mod.ts";
-import { createNodeProvider } from "./mod.ts";
+import { createNodeProvider, createNodeSearchBackend } from "./mod.ts";
 
-/** A fresh subject: an empty workspace and an outside directory under a new temporary directory. */
+/**
+ * A fresh subject: an empty workspace and an outside directory under a new temporary directory, searched by
+ * ripgrep from `@vscode/ripgrep`.
+ */
 export async function createNodeSubject(makeProvider?: (cwd: string) => FileSystem): Promise<Subject> {
   const base = await fsp.realpath(await fsp.mkdtemp(join(tmpdir(), "toolfs-conformance-")));
   const root = join(base, "ws");
@@ -16,6 +19,7 @@ export async function createNodeSubject(makeProvider?: (cwd: string) => FileSyst
   return {
     provider: makeProvider ? makeProvider(root) : createNodeProvider({ cwd: root }),
     probe: nodeProbe(root, outside),
+    search: createNodeSearchBackend(),
     dispose: () => fsp.rm(base, { recursive: true, force: true }),
   };
 }

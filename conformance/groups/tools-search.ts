@@ -164,7 +164,7 @@ const cases: ConformanceCase[] = [
     async run(subject) {
       await subject.probe.writeFile("src/one.ts", "let x = 1;\nx = 2;\n");
       await subject.probe.writeFile("src/two.ts", "x = 3;\n");
-      assertEquals((await ok(searchKit(subject), "grep", { pattern: "x =", path: "src/one.ts" })).content, "Found 1 match in 1 file.\n\nsrc/one.ts\n  2: x = 2;");
+      assertEquals((await ok(searchKit(subject), "grep", { pattern: "^x =", path: "src/one.ts" })).content, "Found 1 match in 1 file.\n\nsrc/one.ts\n  2: x = 2;");
     },
   },
   {

@@ -1,6 +1,6 @@
 /**
- * Search: the backend seam shared by the ripgrep process backend and the pure-TypeScript engine, and the
- * search error codes.
+ * Search: the backend seam shared by the ripgrep process backend and the pure-TypeScript engine, the
+ * search error codes, and the backend that runs ripgrep through a process runner.
  *
  * @module
  */
@@ -21,3 +21,12 @@ export { isSearchError, SEARCH_ERROR_CODES, SearchError } from "./errors.ts";
 export type { SearchErrorCode } from "./errors.ts";
 export { sampleAcrossEntries, topLevelEntry } from "./sample.ts";
 export type { EntrySample } from "./sample.ts";
+export {
+  createRipgrepBackend,
+  RIPGREP_MAX_OUTPUT_BYTES,
+  RIPGREP_STDERR_MAX_BYTES,
+  RIPGREP_TIMEOUT_MS,
+  ripgrepFilesArgs,
+  ripgrepGrepArgs,
+} from "./ripgrep.ts";
+export type { RipgrepBackendOptions } from "./ripgrep.ts";

@@ -31,11 +31,3 @@ export function isUtf8BomPrefix(bytes: Uint8Array): boolean {
   return bytes.length < 3 && (bytes.length === 0 || (bytes[0] === 0xef && (bytes.length < 2 || bytes[1] === 0xbb)));
 }
 
-/** `a` followed by `b`. */
-export function concatBytes(a: Uint8Array, b: Uint8Array): Uint8Array {
-  if (a.length === 0) return b;
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
-}

@@ -4,11 +4,11 @@
  *
  * @module
  */
-export { bomLength, concatBytes, detectBom, isUtf8BomPrefix, UTF8_BOM, withUtf8Bom } from "./bom.ts";
+export { bomLength, detectBom, isUtf8BomPrefix, UTF8_BOM, withUtf8Bom } from "./bom.ts";
 export type { Bom } from "./bom.ts";
 export { applyLineEnding, detectLineEnding, endsWithNewline, normalizeLineEndings } from "./eol.ts";
 export type { LineEnding } from "./eol.ts";
-export { decodeText, encodeUtf8, findInvalidUtf8, notTextError, TEXT_SNIFF_BYTES, TextStreamDecoder } from "./utf8.ts";
+export { concatBytes, decodeText, encodeUtf8, findInvalidUtf8, notTextError, TEXT_SNIFF_BYTES, TextStreamDecoder } from "./utf8.ts";
 export { readWindow } from "./window.ts";
 export type { ReadWindow, WindowLine, WindowOptions } from "./window.ts";
 export type { DecodedText, DecodeOptions, NotTextReason } from "./utf8.ts";

@@ -1,5 +1,5 @@
 import { FsError } from "../fs/errors.ts";
-import { concatBytes, detectBom, isUtf8BomPrefix } from "./bom.ts";
+import { detectBom, isUtf8BomPrefix } from "./bom.ts";
 
 /** How many leading bytes are searched for a NUL before a file is treated as binary. */
 export const TEXT_SNIFF_BYTES = 8192;
@@ -68,7 +68,7 @@ export class TextStreamDecoder {
   push(chunk: Uint8Array, final = false): string {
     if (this.#head !== undefined) {
       // Hold back the first bytes until the byte-order mark question can be answered.
-      const head = concatBytes(this.#head, chunk);
+      const head = concatBytes([this.#head, chunk]);
       if (!final && isUtf8BomPrefix(head)) {
         this.#head = head;
         return "";
@@ -133,6 +133,19 @@ export function notTextError(
     cause,
     details: { reason, ...details, ...(path === undefined ? {} : { path }) },
   });
+}
+
+/** The bytes of `chunks` in order, in one array; when only one chunk holds bytes, that chunk itself. */
+export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array {
+  const filled = chunks.filter((chunk) => chunk.length > 0);
+  if (filled.length === 1) return filled[0]!;
+  const out = new Uint8Array(filled.reduce((length, chunk) => length + chunk.length, 0));
+  let offset = 0;
+  for (const chunk of filled) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
 }
 
 /**

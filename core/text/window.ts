@@ -1,5 +1,5 @@
-import { concatBytes, detectBom, isUtf8BomPrefix } from "./bom.ts";
-import { notTextError, type NotTextReason, TEXT_SNIFF_BYTES } from "./utf8.ts";
+import { detectBom, isUtf8BomPrefix } from "./bom.ts";
+import { concatBytes, notTextError, type NotTextReason, TEXT_SNIFF_BYTES } from "./utf8.ts";
 
 export interface WindowOptions {
   /** First line to select, 1-based. */
@@ -74,7 +74,7 @@ class LineWindow {
   push(chunk: Uint8Array): void {
     if (this.#head === undefined) return this.#scan(chunk);
     // Hold the first bytes back until it is clear whether they are a byte-order mark.
-    const head = concatBytes(this.#head, chunk);
+    const head = concatBytes([this.#head, chunk]);
     if (isUtf8BomPrefix(head)) {
       this.#head = head;
       return;

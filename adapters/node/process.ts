@@ -1,0 +1,119 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { promises as fsp } from "node:fs";
+import {
+  createProcessRunner,
+  type KillSignal,
+  type ProcessDriver,
+  type ProcessError,
+  type ProcessExit,
+  type ProcessRunner,
+  type ProcessRunnerOptions,
+  type ProcIo,
+  processTree,
+  readProcTable,
+  type SignalTargets,
+  type SpawnedProcess,
+  type SpawnRequest,
+  spawnFailure,
+} from "../../core/mod.ts";
+
+/**
+ * A process runner over `node:child_process`. Each child leads a new session and process group (`detached`),
+ * so a stop reaches its descendants too. POSIX only.
+ */
+export function createNodeProcessRunner(options?: ProcessRunnerOptions): ProcessRunner {
+  return createProcessRunner(nodeProcessDriver, options);
+}
+
+/** The driver behind {@link createNodeProcessRunner}, for composing a runner with other options. */
+export const nodeProcessDriver: ProcessDriver = {
+  spawn(request) {
+    return new Promise((resolve, reject) => {
+      let child: ChildProcess;
+      try {
+        child = spawn(request.command, [...request.args], {
+          cwd: request.cwd,
+          env: environment(request.env),
+          stdio: ["ignore", "pipe", "pipe"],
+          detached: true,
+          windowsHide: true,
+        });
+      } catch (error) {
+        classify(request, error).then(reject, reject);
+        return;
+      }
+      // Registered before the first turn of the event loop, so neither the exit nor an error can be missed.
+      const exit = new Promise<ProcessExit>((settle) => child.once("exit", (code, signal) => settle({ exitCode: code, signal })));
+      let started = false;
+      child.on("error", (error) => {
+        if (!started) classify(request, error).then(reject, reject);
+      });
+      child.once("spawn", () => {
+        started = true;
+        resolve(spawned(child, exit));
+      });
+    });
+  },
+};
+
+function spawned(child: ChildProcess, exit: Promise<ProcessExit>): SpawnedProcess {
+  const pid = child.pid!;
+  const stdout = child.stdout!;
+  const stderr = child.stderr!;
+  const tree = processTree({
+    root: pid,
+    leadsGroup: true,
+    table: () => readProcTable(procIo),
+    send: async (signal, targets) => send(signal, targets),
+    fallbackAlive: async () => {
+      try {
+        process.kill(-pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  });
+  return {
+    pid,
+    stdout,
+    stderr,
+    exit,
+    alive: tree.alive,
+    signal: tree.signal,
+    release() {
+      stdout.destroy();
+      stderr.destroy();
+    },
+  };
+}
+
+const procIo: ProcIo = { readDir: (path) => fsp.readdir(path), readText: (path) => fsp.readFile(path, "utf8") };
+
+function send(signal: KillSignal, targets: SignalTargets): void {
+  const deliver = (pid: number) => {
+    try {
+      process.kill(pid, signal);
+    } catch {
+      // ESRCH: it is gone already, which is what the signal was for.
+    }
+  };
+  for (const group of targets.groups) deliver(-group);
+  for (const pid of targets.pids) deliver(pid);
+}
+
+function environment(changes: Readonly<Record<string, string | undefined>>): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  for (const [name, value] of Object.entries(changes)) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+  return env;
+}
+
+async function classify(request: SpawnRequest, error: unknown): Promise<ProcessError> {
+  const errno = (error as { code?: unknown } | null)?.code;
+  let cwdUsable = true;
+  if (request.cwd !== undefined) cwdUsable = await fsp.stat(request.cwd).then((s) => s.isDirectory(), () => false);
+  return spawnFailure(request.command, request.cwd, typeof errno === "string" ? errno : undefined, cwdUsable, error);
+}

@@ -1,0 +1,382 @@
+// The search backend that runs the real ripgrep through the process-runner seam. Every request value reaches
+// ripgrep as one argv element in a form that cannot be read as a flag (`--glob=<g>`, `--regexp=<p>`, paths
+// after `--`); `--no-config` and an environment without RIPGREP_CONFIG_PATH keep a host configuration (which
+// could add `--pre=<program>`) out; ripgrep runs in the search root so anchored globs mean the same as in the
+// engine (research/rg-semantics.md §1.3, §8.1).
+import { BoundedCollector, HeadTailCollector } from "../process/collectors.ts";
+import { isProcessError } from "../process/errors.ts";
+import type { ProcessRunner } from "../process/types.ts";
+import { encodeUtf8 } from "../text/utf8.ts";
+import type {
+  FilesRequest,
+  FilesResult,
+  GrepFile,
+  GrepLine,
+  GrepRequest,
+  GrepResult,
+  SearchBackend,
+  SearchData,
+  SearchScope,
+} from "./backend.ts";
+import { SearchError } from "./errors.ts";
+
+export interface RipgrepBackendOptions {
+  readonly runner: ProcessRunner;
+  /**
+   * The ripgrep executable, or a function that locates it: called on the first search and remembered, also
+   * when it fails. A failure fails every search `SEARCH_FAILED` with its message, so tools built on the backend
+   * still register.
+   */
+  readonly ripgrep: string | (() => Promise<string> | string);
+  /** Default for requests without `timeoutMs`; 30 000. */
+  readonly timeoutMs?: number;
+  /** SIGTERM-to-SIGKILL grace for a stopped search; the runner's default when absent. */
+  readonly graceMs?: number;
+  /** Default for requests without `maxOutputBytes`; 20 000 000. */
+  readonly maxOutputBytes?: number;
+  /** How much of ripgrep's stderr is kept for messages and problems; 65 536. */
+  readonly stderrMaxBytes?: number;
+}
+
+export const RIPGREP_TIMEOUT_MS = 30_000;
+export const RIPGREP_MAX_OUTPUT_BYTES = 20_000_000;
+export const RIPGREP_STDERR_MAX_BYTES = 65_536;
+
+// Bytes of stderr quoted in an error message: enough for a regex error with its caret line.
+const EXCERPT_BYTES = 2000;
+const NARROW = "Search a narrower path, or use a more specific pattern or include glob.";
+
+/** A SearchBackend that runs ripgrep. */
+export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBackend {
+  const defaults = {
+    timeoutMs: positive("timeoutMs", options.timeoutMs) ?? RIPGREP_TIMEOUT_MS,
+    maxOutputBytes: positive("maxOutputBytes", options.maxOutputBytes) ?? RIPGREP_MAX_OUTPUT_BYTES,
+    stderrMaxBytes: positive("stderrMaxBytes", options.stderrMaxBytes) ?? RIPGREP_STDERR_MAX_BYTES,
+  };
+  let located: Promise<string> | undefined;
+  const { ripgrep } = options;
+  const locate = () => (located ??= Promise.resolve().then(() => (typeof ripgrep === "string" ? ripgrep : ripgrep())));
+
+  async function run(request: SearchScope, args: readonly string[]): Promise<RawRun> {
+    if (request.signal?.aborted) throw aborted(undefined);
+    let binary: string;
+    try {
+      binary = await locate();
+    } catch (error) {
+      throw new SearchError(
+        "SEARCH_FAILED",
+        `Search is unavailable: ripgrep could not be found (${messageOf(error)}). glob and grep cannot run on this installation; tell the user that reinstalling toolfs with its optional dependencies brings ripgrep back.`,
+        { cause: error },
+      );
+    }
+    const timeoutMs = positive("timeoutMs", request.timeoutMs) ?? defaults.timeoutMs;
+    const maxOutputBytes = positive("maxOutputBytes", request.maxOutputBytes) ?? defaults.maxOutputBytes;
+    const stdout = new BoundedCollector({ maxBytes: maxOutputBytes, stopOnOverflow: true });
+    const half = Math.floor(defaults.stderrMaxBytes / 2);
+    const stderr = new HeadTailCollector({ headBytes: half, tailBytes: defaults.stderrMaxBytes - half });
+    let result;
+    try {
+      result = await options.runner.run({
+        command: binary,
+        args,
+        cwd: request.cwd,
+        env: { RIPGREP_CONFIG_PATH: undefined },
+        stdout,
+        stderr,
+        signal: request.signal,
+        timeoutMs,
+        graceMs: options.graceMs,
+      });
+    } catch (error) {
+      if (!isProcessError(error)) throw error;
+      throw new SearchError("SEARCH_FAILED", `Search failed: ripgrep could not be started. ${error.message}`, { cause: error, details: { binary } });
+    }
+    if (result.stopReason === "timeout") throw aborted(timeoutMs);
+    if (result.stopReason === "abort" || request.signal?.aborted) throw aborted(undefined);
+    if (stdout.overflowed) {
+      throw new SearchError(
+        "SEARCH_RAW_OUTPUT_OVERFLOW",
+        `The search was stopped: ripgrep printed more than ${maxOutputBytes} bytes of raw output. ${NARROW}`,
+        { details: { maxOutputBytes } },
+      );
+    }
+    const stderrText = stderr.text((omitted) => `\n(${omitted} bytes of ripgrep's messages left out)\n`).trim();
+    if (result.exitCode === null) {
+      throw new SearchError("SEARCH_FAILED", `Search failed: ripgrep was ended by ${result.signal ?? "an unknown signal"}.${quote(stderrText)}`, {
+        details: { signal: result.signal },
+      });
+    }
+    if (result.exitCode > 2) {
+      throw new SearchError("SEARCH_FAILED", `Search failed: ripgrep exited with code ${result.exitCode}.${quote(stderrText)}`, {
+        details: { exitCode: result.exitCode },
+      });
+    }
+    return { exitCode: result.exitCode, stdout: stdout.text(), stderr: stderrText, stderrOmitted: stderr.omittedBytes };
+  }
+
+  return {
+    name: "ripgrep",
+    async files(request) {
+      const raw = await run(request, ripgrepFilesArgs(request));
+      const paths = parseFilesOutput(raw.stdout).map(dashRestorer(request));
+      return { paths, problems: outcome(raw, paths.length > 0) };
+    },
+    async grep(request) {
+      const raw = await run(request, ripgrepGrepArgs(request));
+      const parsed = parseGrepJson(raw.stdout);
+      const restore = dashRestorer(request);
+      const files = parsed.files.map((file) => ({ ...file, path: restore(file.path) }));
+      return { files, problems: outcome(raw, files.length > 0 || parsed.searches > 0) };
+    },
+  };
+}
+
+interface RawRun {
+  /** 0, 1 or 2. */
+  readonly exitCode: number;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly stderrOmitted: number;
+}
+
+/**
+ * ripgrep exits 2 both when it could not start searching (a bad pattern, a missing root) and when it searched
+ * but some paths failed. The second is a partial result, told apart by what it printed (rg-semantics §3).
+ */
+function outcome(raw: RawRun, searched: boolean): string[] {
+  if (raw.exitCode !== 2) return [];
+  if (searched) return problemLines(raw);
+  const excerpt = quote(clip(raw.stderr));
+  const rejected = rejection(raw.stderr);
+  if (rejected) {
+    throw new SearchError("SEARCH_INVALID_PATTERN", `ripgrep could not parse the ${rejected.what}.${excerpt}\n${rejected.advice}`, {
+      details: { stderr: clip(raw.stderr) },
+    });
+  }
+  throw new SearchError("SEARCH_FAILED", `Search failed (ripgrep exit code 2).${excerpt}\nCheck that the path exists and is readable, then call again.`, {
+    details: { exitCode: 2, stderr: clip(raw.stderr) },
+  });
+}
+
+function rejection(stderr: string): { what: string; advice: string } | undefined {
+  if (/error parsing glob/i.test(stderr)) {
+    return { what: "glob", advice: "Fix the glob and call again; to match a character such as [ or { literally, escape it with a backslash." };
+  }
+  if (/the literal .* is not allowed/i.test(stderr)) {
+    return { what: "regular expression", advice: "A pattern matches within one line, so it cannot contain a line break. Search for one line at a time." };
+  }
+  if (/regex parse error/i.test(stderr)) {
+    return {
+      what: "regular expression",
+      advice: "Fix it and call again; to match a character such as ( [ { . * + ? literally, escape it with a backslash.",
+    };
+  }
+  return undefined;
+}
+
+function problemLines(raw: RawRun): string[] {
+  const problems = raw.stderr
+    .split("\n")
+    .filter((line) => line.startsWith("rg: "))
+    .map((line) => line.slice(4));
+  if (raw.stderrOmitted > 0) problems.push(`(more problems were reported; ${raw.stderrOmitted} bytes of them were left out)`);
+  return problems;
+}
+
+/** `rg --files` arguments for a request (without the program name). */
+export function ripgrepFilesArgs(request: FilesRequest): string[] {
+  const args = ["--no-config", "--files", request.noIgnore ? "--no-ignore" : "--no-ignore-global"];
+  if (request.hidden) args.push("--hidden");
+  if (request.sort) args.push(`--${request.sort.reverse ? "sortr" : "sort"}=${request.sort.by}`);
+  if (request.follow) args.push("-L");
+  return [...args, ...globArgs(request), "--", ...pathArgs(request)];
+}
+
+/** `rg --json` arguments for a request (without the program name). Never sorted: sorting costs the threads. */
+export function ripgrepGrepArgs(request: GrepRequest): string[] {
+  const args = ["--no-config", "--json", "--no-ignore-global"];
+  if (request.noIgnore) args.push("--no-ignore");
+  if (request.hidden) args.push("--hidden");
+  if (request.follow) args.push("-L");
+  if (request.pattern.includes("\0")) {
+    throw new SearchError("SEARCH_INVALID_PATTERN", "The pattern contains a NUL byte, which cannot be passed to ripgrep. Remove it and call again.");
+  }
+  return [...args, ...globArgs(request), `--regexp=${request.pattern}`, "--", ...pathArgs(request)];
+}
+
+function globArgs(request: SearchScope): string[] {
+  return (request.globs ?? []).map(({ glob, caseInsensitive }) => {
+    if (glob.includes("\0")) {
+      throw new SearchError("SEARCH_INVALID_PATTERN", `The glob ${JSON.stringify(glob)} contains a NUL byte, which no path has. Remove it and call again.`);
+    }
+    return `--${caseInsensitive ? "iglob" : "glob"}=${glob}`;
+  });
+}
+
+// ripgrep reads stdin for the path "-", even after "--"; "./-" names the file. Its output then says "./-",
+// which is turned back into the path as requested, unless "./-" itself was requested too.
+function pathArgs(request: SearchScope): string[] {
+  for (const path of [request.cwd, ...(request.paths ?? [])]) {
+    if (path.includes("\0")) {
+      throw new SearchError("SEARCH_FAILED", `The path ${JSON.stringify(path)} contains a NUL byte, which no path has. Correct it and call again.`);
+    }
+  }
+  return (request.paths ?? []).map((path) => (path === "-" ? "./-" : path));
+}
+
+function dashRestorer(request: SearchScope): (path: string) => string {
+  const paths = request.paths ?? [];
+  if (!paths.includes("-") || paths.includes("./-")) return (path) => path;
+  return (path) => (path === "./-" || path.startsWith("./-/") ? path.slice(2) : path);
+}
+
+/** The paths of `rg --files` output, one a line. */
+export function parseFilesOutput(stdout: string): string[] {
+  const lines = stdout.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+export interface ParsedGrep {
+  readonly files: GrepFile[];
+  /** Files ripgrep searched, from its summary (0 when it printed none). */
+  readonly searches: number;
+}
+
+/** Reads `rg --json` output: one `begin`, its `match`es and one `end` per file, then a `summary`. */
+export function parseGrepJson(stdout: string): ParsedGrep {
+  const files: GrepFile[] = [];
+  let searches = 0;
+  let current: { path: string; lines: GrepLine[] } | undefined;
+  const close = (binaryOffset: unknown) => {
+    if (current && current.lines.length > 0) {
+      files.push(typeof binaryOffset === "number" ? { ...current, binaryOffset } : current);
+    }
+    current = undefined;
+  };
+  for (const [index, line] of stdout.split("\n").entries()) {
+    if (line === "") continue;
+    let message: RgMessage;
+    try {
+      message = JSON.parse(line) as RgMessage;
+    } catch (error) {
+      throw malformed(index, error);
+    }
+    const data = message.data ?? {};
+    switch (message.type) {
+      case "begin":
+        close(null);
+        current = { path: pathOf(data.path, index), lines: [] };
+        break;
+      case "match": {
+        const path = pathOf(data.path, index);
+        if (current?.path !== path) {
+          close(null);
+          current = { path, lines: [] };
+        }
+        current.lines.push({
+          line: searchData(data.lines, index),
+          lineNumber: numberOf(data.line_number, index),
+          absoluteOffset: numberOf(data.absolute_offset, index),
+          submatches: (data.submatches ?? []).map((sub) => ({
+            match: searchData(sub.match, index),
+            start: numberOf(sub.start, index),
+            end: numberOf(sub.end, index),
+          })),
+        });
+        break;
+      }
+      case "end":
+        if (current?.path === pathOf(data.path, index)) close(data.binary_offset);
+        break;
+      case "summary":
+        searches = typeof data.stats?.searches === "number" ? data.stats.searches : 0;
+        break;
+      default:
+        // `context` lines (never requested) and message types a later ripgrep may add.
+        break;
+    }
+  }
+  close(null);
+  return { files, searches };
+}
+
+interface RgData {
+  readonly text?: unknown;
+  readonly bytes?: unknown;
+}
+
+interface RgMessage {
+  readonly type?: unknown;
+  readonly data?: {
+    readonly path?: RgData;
+    readonly lines?: RgData;
+    readonly line_number?: unknown;
+    readonly absolute_offset?: unknown;
+    readonly submatches?: readonly { readonly match?: RgData; readonly start?: unknown; readonly end?: unknown }[];
+    readonly binary_offset?: unknown;
+    readonly stats?: { readonly searches?: unknown };
+  };
+}
+
+function searchData(data: RgData | undefined, index: number): SearchData {
+  if (typeof data?.text === "string") return { text: data.text };
+  if (typeof data?.bytes === "string") {
+    try {
+      return { bytes: Uint8Array.from(atob(data.bytes), (char) => char.charCodeAt(0)) };
+    } catch (error) {
+      throw malformed(index, error);
+    }
+  }
+  throw malformed(index, "a text field is neither text nor bytes");
+}
+
+const lenient = new TextDecoder();
+
+/** Paths are strings in results; one that is not UTF-8 keeps its valid parts and U+FFFD for the rest. */
+function pathOf(data: RgData | undefined, index: number): string {
+  const value = searchData(data, index);
+  return "text" in value ? value.text : lenient.decode(value.bytes);
+}
+
+function numberOf(value: unknown, index: number): number {
+  if (typeof value !== "number") throw malformed(index, "a number is missing");
+  return value;
+}
+
+function malformed(index: number, cause: unknown): SearchError {
+  return new SearchError("SEARCH_FAILED", `Search failed: ripgrep's output could not be read (line ${index + 1}: ${messageOf(cause)}).`, { cause });
+}
+
+function aborted(timeoutMs: number | undefined): SearchError {
+  return new SearchError(
+    "SEARCH_ABORTED",
+    timeoutMs === undefined
+      ? "The search was cancelled before it finished."
+      : `The search was stopped after ${timeoutMs} ms without finishing. ${NARROW}`,
+    { details: timeoutMs === undefined ? {} : { timeoutMs } },
+  );
+}
+
+/** The head and tail of long stderr text. */
+function clip(text: string): string {
+  const collector = new HeadTailCollector({ headBytes: EXCERPT_BYTES / 2, tailBytes: EXCERPT_BYTES / 2 });
+  collector.write(encodeUtf8(text));
+  return collector.text((omitted) => `\n(${omitted} bytes left out)\n`);
+}
+
+function quote(text: string): string {
+  return text === "" ? "" : `\n${text}`;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function positive(name: string, value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new SearchError("SEARCH_FAILED", `Search failed: ${name} must be a positive whole number, got ${String(value)}.`);
+  }
+  return value;
+}
