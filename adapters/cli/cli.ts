@@ -3,10 +3,12 @@
 import {
   type ApprovalOutcome,
   type ApprovalRequest,
+  createFsSpillStore,
   createToolkit,
   type FileSystem,
   SANDBOX_MODES,
   type SandboxMode,
+  type SearchBackend,
   type Toolkit,
 } from "../../core/mod.ts";
 
@@ -17,6 +19,10 @@ export interface CliHost {
   realDirectory(path: string): Promise<string | { error: string }>;
   /** A provider for `root` on the chosen backend. */
   provider(backend: "node" | "memory", root: string): Promise<FileSystem>;
+  /** The search backend for that provider, when glob and grep are available. */
+  search?(backend: "node" | "memory", fs: FileSystem): SearchBackend | undefined;
+  /** Directory (absolute) where complete over-cap search results are saved. */
+  readonly spillDirectory?: string;
   /** Extra writable roots for workspace-write (the system's temp directories). */
   readonly tempRoots: readonly string[];
   /** Asks the person at the terminal, or undefined when nobody can be asked. */
@@ -74,9 +80,13 @@ export async function runCli(argv: readonly string[], host: CliHost): Promise<nu
     host.err(`toolfs: ${root.error}\n`);
     return 2;
   }
+  const fs = await host.provider(parsed.backend, root);
+  const search = host.search?.(parsed.backend, fs);
   const kit = createToolkit({
-    fs: await host.provider(parsed.backend, root),
+    fs,
     workspace: root,
+    ...(search ? { search } : {}),
+    ...(search && host.spillDirectory ? { spill: createFsSpillStore(fs, host.spillDirectory) } : {}),
     ...(parsed.sandbox ? { sandbox: { mode: parsed.sandbox, writableRoots: host.tempRoots, ...approver(parsed, host) } } : {}),
   });
   if (parsed.command === "tools") {

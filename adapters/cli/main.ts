@@ -2,12 +2,13 @@
 // The `toolfs` executable on Node: binds the CLI to node:fs, the process and the terminal.
 import { promises as fsp } from "node:fs";
 import { tmpdir } from "node:os";
+import { join } from "node:path";
 import process from "node:process";
 import { createInterface } from "node:readline/promises";
 import type { FileSystem } from "../../core/mod.ts";
 import { createMemoryProvider } from "../memory/mod.ts";
 import { loadDirectory } from "../memory/load.ts";
-import { createNodeProvider } from "../node/mod.ts";
+import { createNodeProvider, createNodeSearchBackend } from "../node/mod.ts";
 import { runCli } from "./cli.ts";
 
 async function realDirectory(path: string): Promise<string | { error: string }> {
@@ -41,6 +42,9 @@ process.exitCode = await runCli(process.argv.slice(2), {
   cwd: process.cwd(),
   realDirectory,
   provider,
+  // The memory backend has no process to run; it gets the TypeScript search engine once that lands.
+  search: (backend) => (backend === "node" ? createNodeSearchBackend() : undefined),
+  spillDirectory: join(tempRoots[0] ?? tmpdir(), "toolfs-spill"),
   tempRoots,
   ask: process.stdin.isTTY ? ask : undefined,
   out: (text) => process.stdout.write(text),

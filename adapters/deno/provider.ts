@@ -121,7 +121,7 @@ class DenoDriver implements FsDriver {
         const chunk = bytes.subarray(offset, offset + WRITE_CHUNK);
         offset += await denoCall(() => file!.write(chunk));
       }
-      await denoCall(() => file!.sync());
+      if (options.durable) await denoCall(() => file!.sync());
       file.close();
       file = undefined;
       await options.beforeCommit();

@@ -97,7 +97,7 @@ class NodeDriver implements FsDriver {
           written += bytesWritten;
         }
       }
-      await nodeCall(() => handle!.sync());
+      if (options.durable) await nodeCall(() => handle!.sync());
       await nodeCall(() => handle!.close());
       handle = undefined;
       await options.beforeCommit();

@@ -29,6 +29,8 @@ export interface FsDriverPublishOptions {
   /** Permission bits for the published file; `undefined` means a new file with the backend's default. */
   readonly mode: number | undefined;
   readonly signal: AbortSignal | undefined;
+  /** Flush the staged bytes to stable storage before publishing. */
+  readonly durable: boolean;
   /**
    * Called once the new bytes are staged and flushed, immediately before they are published. It may throw to
    * cancel the publication; the driver then removes what it staged.

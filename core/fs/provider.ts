@@ -231,6 +231,7 @@ class CoreFileSystem implements FileSystem {
           exclusive: guard?.kind === "createIfAbsent",
           mode: existing && this.capabilities.fileModes ? existing.mode : undefined,
           signal,
+          durable: options?.durable ?? true,
           beforeCommit: async () => {
             throwIfAborted(signal, path);
             // Judge the destination as it is now: a parent swapped for a symlink since the first check

@@ -75,6 +75,11 @@ export interface FsWriteOptions {
   readonly guard?: FsWriteGuard;
   readonly signal?: AbortSignal;
   readonly fence?: FsFence;
+  /**
+   * Flush the bytes to stable storage before publishing (default true). Scratch files that a crash may lose
+   * (spilled search results) turn it off; atomicity does not depend on it.
+   */
+  readonly durable?: boolean;
 }
 
 export interface FsWriteResult {

@@ -3,9 +3,9 @@
 // after `--`); `--no-config` and an environment without RIPGREP_CONFIG_PATH keep a host configuration (which
 // could add `--pre=<program>`) out; ripgrep runs in the search root so anchored globs mean the same as in the
 // engine (research/rg-semantics.md §1.3, §8.1).
-import { BoundedCollector, HeadTailCollector } from "../process/collectors.ts";
+import { HeadTailCollector } from "../process/collectors.ts";
 import { isProcessError } from "../process/errors.ts";
-import type { ProcessRunner } from "../process/types.ts";
+import type { OutputSink, ProcessRunner } from "../process/types.ts";
 import { encodeUtf8 } from "../text/utf8.ts";
 import type {
   FilesRequest,
@@ -57,7 +57,7 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
   const { ripgrep } = options;
   const locate = () => (located ??= Promise.resolve().then(() => (typeof ripgrep === "string" ? ripgrep : ripgrep())));
 
-  async function run(request: SearchScope, args: readonly string[]): Promise<RawRun> {
+  async function run(request: SearchScope, args: readonly string[], onLine: (line: string) => void): Promise<RawRun> {
     if (request.signal?.aborted) throw aborted(undefined);
     let binary: string;
     try {
@@ -71,7 +71,8 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
     }
     const timeoutMs = positive("timeoutMs", request.timeoutMs) ?? defaults.timeoutMs;
     const maxOutputBytes = positive("maxOutputBytes", request.maxOutputBytes) ?? defaults.maxOutputBytes;
-    const stdout = new BoundedCollector({ maxBytes: maxOutputBytes, stopOnOverflow: true });
+    // Lines are handled as they arrive, so parsing overlaps ripgrep's own work instead of following it.
+    const stdout = new LineSink(maxOutputBytes, onLine);
     const half = Math.floor(defaults.stderrMaxBytes / 2);
     const stderr = new HeadTailCollector({ headBytes: half, tailBytes: defaults.stderrMaxBytes - half });
     let result;
@@ -111,19 +112,22 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
         details: { exitCode: result.exitCode },
       });
     }
-    return { exitCode: result.exitCode, stdout: stdout.text(), stderr: stderrText, stderrOmitted: stderr.omittedBytes };
+    stdout.end();
+    return { exitCode: result.exitCode, stderr: stderrText, stderrOmitted: stderr.omittedBytes };
   }
 
   return {
     name: "ripgrep",
     async files(request) {
-      const raw = await run(request, ripgrepFilesArgs(request));
-      const paths = parseFilesOutput(raw.stdout).map(dashRestorer(request));
-      return { paths, problems: outcome(raw, paths.length > 0) };
+      const paths: string[] = [];
+      const raw = await run(request, ripgrepFilesArgs(request), (line) => paths.push(line));
+      const restore = dashRestorer(request);
+      return { paths: paths.map(restore), problems: outcome(raw, paths.length > 0) };
     },
     async grep(request) {
-      const raw = await run(request, ripgrepGrepArgs(request));
-      const parsed = parseGrepJson(raw.stdout);
+      const parser = new GrepJsonParser();
+      const raw = await run(request, ripgrepGrepArgs(request), (line) => parser.line(line));
+      const parsed = parser.finish();
       const restore = dashRestorer(request);
       const files = parsed.files.map((file) => ({ ...file, path: restore(file.path) }));
       return { files, problems: outcome(raw, files.length > 0 || parsed.searches > 0) };
@@ -134,7 +138,6 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
 interface RawRun {
   /** 0, 1 or 2. */
   readonly exitCode: number;
-  readonly stdout: string;
   readonly stderr: string;
   readonly stderrOmitted: number;
 }
@@ -245,17 +248,28 @@ export interface ParsedGrep {
 
 /** Reads `rg --json` output: one `begin`, its `match`es and one `end` per file, then a `summary`. */
 export function parseGrepJson(stdout: string): ParsedGrep {
-  const files: GrepFile[] = [];
-  let searches = 0;
-  let current: { path: string; lines: GrepLine[] } | undefined;
-  const close = (binaryOffset: unknown) => {
-    if (current && current.lines.length > 0) {
-      files.push(typeof binaryOffset === "number" ? { ...current, binaryOffset } : current);
+  const parser = new GrepJsonParser();
+  for (const line of stdout.split("\n")) parser.line(line);
+  return parser.finish();
+}
+
+/** {@link parseGrepJson} one line at a time, as the output arrives. */
+export class GrepJsonParser {
+  readonly #files: GrepFile[] = [];
+  #searches = 0;
+  #index = -1;
+  #current: { path: string; lines: GrepLine[] } | undefined;
+
+  line(line: string): void {
+    this.#index++;
+    if (line === "") return;
+    // The most common line after a match: the end of a file with no binary offset. It carries nothing else
+    // needed, so it is not worth parsing its statistics.
+    if (line.startsWith('{"type":"end"') && line.includes('"binary_offset":null')) {
+      this.#close(null);
+      return;
     }
-    current = undefined;
-  };
-  for (const [index, line] of stdout.split("\n").entries()) {
-    if (line === "") continue;
+    const index = this.#index;
     let message: RgMessage;
     try {
       message = JSON.parse(line) as RgMessage;
@@ -265,16 +279,16 @@ export function parseGrepJson(stdout: string): ParsedGrep {
     const data = message.data ?? {};
     switch (message.type) {
       case "begin":
-        close(null);
-        current = { path: pathOf(data.path, index), lines: [] };
+        this.#close(null);
+        this.#current = { path: pathOf(data.path, index), lines: [] };
         break;
       case "match": {
         const path = pathOf(data.path, index);
-        if (current?.path !== path) {
-          close(null);
-          current = { path, lines: [] };
+        if (this.#current?.path !== path) {
+          this.#close(null);
+          this.#current = { path, lines: [] };
         }
-        current.lines.push({
+        this.#current.lines.push({
           line: searchData(data.lines, index),
           lineNumber: numberOf(data.line_number, index),
           absoluteOffset: numberOf(data.absolute_offset, index),
@@ -287,18 +301,69 @@ export function parseGrepJson(stdout: string): ParsedGrep {
         break;
       }
       case "end":
-        if (current?.path === pathOf(data.path, index)) close(data.binary_offset);
+        if (this.#current?.path === pathOf(data.path, index)) this.#close(data.binary_offset);
         break;
       case "summary":
-        searches = typeof data.stats?.searches === "number" ? data.stats.searches : 0;
+        this.#searches = typeof data.stats?.searches === "number" ? data.stats.searches : 0;
         break;
       default:
         // `context` lines (never requested) and message types a later ripgrep may add.
         break;
     }
   }
-  close(null);
-  return { files, searches };
+
+  finish(): ParsedGrep {
+    this.#close(null);
+    return { files: this.#files, searches: this.#searches };
+  }
+
+  #close(binaryOffset: unknown): void {
+    const current = this.#current;
+    if (current && current.lines.length > 0) {
+      this.#files.push(typeof binaryOffset === "number" ? { ...current, binaryOffset } : current);
+    }
+    this.#current = undefined;
+  }
+}
+
+/**
+ * Splits output into lines as it arrives and counts its bytes; past `maxBytes` it asks the runner to stop the
+ * process and handles nothing more.
+ */
+class LineSink implements OutputSink {
+  readonly #decoder = new TextDecoder();
+  readonly #max: number;
+  readonly #onLine: (line: string) => void;
+  #rest = "";
+  #total = 0;
+
+  constructor(maxBytes: number, onLine: (line: string) => void) {
+    this.#max = maxBytes;
+    this.#onLine = onLine;
+  }
+
+  get overflowed(): boolean {
+    return this.#total > this.#max;
+  }
+
+  write(chunk: Uint8Array): "stop" | void {
+    this.#total += chunk.length;
+    if (this.overflowed) return "stop";
+    const text = this.#rest + this.#decoder.decode(chunk, { stream: true });
+    let start = 0;
+    for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
+      this.#onLine(text.slice(start, nl));
+      start = nl + 1;
+    }
+    this.#rest = text.slice(start);
+  }
+
+  /** Handles a last line without a newline. */
+  end(): void {
+    const last = this.#rest + this.#decoder.decode();
+    this.#rest = "";
+    if (last !== "" && !this.overflowed) this.#onLine(last);
+  }
 }
 
 interface RgData {

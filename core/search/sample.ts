@@ -10,9 +10,10 @@ export interface EntrySample {
 
 /** The top-level entry a root-relative path belongs to: its first segment (a top-level file is its own). */
 export function topLevelEntry(path: string): string {
-  const trimmed = path.replace(/^\/+/, "");
-  const slash = trimmed.indexOf("/");
-  return slash === -1 ? trimmed : trimmed.slice(0, slash);
+  let start = 0;
+  while (path.charCodeAt(start) === 47) start++;
+  const slash = path.indexOf("/", start);
+  return slash === -1 ? path.slice(start) : path.slice(start, slash);
 }
 
 /**
@@ -21,36 +22,49 @@ export function topLevelEntry(path: string): string {
  * shape (a million paths in 125,000 entries, or thousands of singletons beside one huge entry).
  */
 export function sampleAcrossEntries(paths: readonly string[], cap: number): EntrySample {
-  const order: string[] = [];
-  const members = new Map<string, number[]>();
+  // Entry ids in order of first appearance, one per path, and each entry's size.
+  const ids = new Map<string, number>();
+  const entryOf = new Int32Array(paths.length);
+  const sizes: number[] = [];
   for (let i = 0; i < paths.length; i++) {
     const entry = topLevelEntry(paths[i] as string);
-    let list = members.get(entry);
-    if (!list) {
-      members.set(entry, (list = []));
-      order.push(entry);
+    let id = ids.get(entry);
+    if (id === undefined) {
+      id = sizes.length;
+      ids.set(entry, id);
+      sizes.push(0);
     }
-    list.push(i);
+    entryOf[i] = id;
+    sizes[id] = (sizes[id] as number) + 1;
   }
-  const taken = new Map<string, number>();
-  let active = order;
+  // Slots per entry, one round at a time over the entries that still have paths left.
+  const taken = new Int32Array(sizes.length);
+  let active = Array.from(sizes.keys());
   let remaining = Math.min(cap, paths.length);
-  for (let round = 0; remaining > 0; round++) {
-    const next: string[] = [];
-    for (const entry of active) {
+  for (let round = 1; remaining > 0; round++) {
+    const next: number[] = [];
+    for (const id of active) {
       if (remaining === 0) break;
-      const list = members.get(entry) as number[];
-      taken.set(entry, round + 1);
+      taken[id] = round;
       remaining--;
-      if (list.length > round + 1) next.push(entry);
+      if ((sizes[id] as number) > round) next.push(id);
     }
     active = next;
   }
-  const chosen: string[] = [];
-  for (const entry of order) {
-    const count = taken.get(entry);
-    if (count === undefined) continue;
-    for (const index of (members.get(entry) as number[]).slice(0, count)) chosen.push(paths[index] as string);
+  // Each entry's first `taken` paths, entries in order, input order within each.
+  const start = new Int32Array(sizes.length);
+  let shown = 0;
+  let total = 0;
+  for (let id = 0; id < sizes.length; id++) {
+    start[id] = total;
+    total += taken[id] as number;
+    if ((taken[id] as number) > 0) shown++;
   }
-  return { paths: chosen, entriesShown: taken.size, entriesTotal: order.length };
+  const chosen = new Array<string>(total);
+  const filled = new Int32Array(sizes.length);
+  for (let i = 0; i < paths.length; i++) {
+    const id = entryOf[i] as number;
+    if ((filled[id] as number) < (taken[id] as number)) chosen[(start[id] as number) + (filled[id] as number)++] = paths[i] as string;
+  }
+  return { paths: chosen, entriesShown: shown, entriesTotal: sizes.length };
 }

@@ -42,7 +42,8 @@ export function createFsSpillStore(fs: FileSystem, directory: string): SpillStor
       counter += 1;
       const name = `${tool}-${session}-${counter}-${randomSuffix()}.txt`;
       const target = await fs.resolve(joinPath(dir, name), { signal });
-      await fs.write(target, encodeUtf8(content), { guard: { kind: "createIfAbsent" }, signal });
+      // A scratch artifact: published atomically, but not worth an fsync on the model's critical path.
+      await fs.write(target, encodeUtf8(content), { guard: { kind: "createIfAbsent" }, signal, durable: false });
       return { locator: target.displayPath, hint: "page it with read (offset, limit) or search it with grep" };
     },
   };

@@ -1,6 +1,6 @@
 // What glob and grep share: the backend check, the search root, display paths, spilling, and meta caps.
 import { FsError } from "../fs/errors.ts";
-import { joinPath } from "../fs/paths.ts";
+import { relativeWithin } from "../fs/paths.ts";
 import type { FsTarget } from "../fs/types.ts";
 import type { SearchBackend } from "../search/backend.ts";
 import { SearchError } from "../search/errors.ts";
@@ -34,7 +34,10 @@ export async function searchRoot(env: ToolEnv, path: string | undefined, call: C
     throw new FsError("FS_NOT_REGULAR_FILE", `Cannot ${what} in "${shown}": it is not a file or directory`, { details: { path: target.displayPath } });
   }
   const base = info.type === "directory" ? target.displayPath : target.displayPath.slice(0, target.displayPath.lastIndexOf("/")) || "/";
-  return { target, type: info.type, shown, display: (relative) => shownPath(joinPath(base, relative), call.workspace) };
+  // One prefix for every result path: a glob can return a hundred thousand of them.
+  const inside = relativeWithin(call.workspace, base);
+  const prefix = inside === undefined ? (base === "/" ? "/" : `${base}/`) : inside === "." ? "" : `${inside}/`;
+  return { target, type: info.type, shown, display: (relative) => prefix + relative };
 }
 
 /** Saves a complete result when a store is configured; undefined when it is not, or the save failed. */
