@@ -47,6 +47,17 @@ export const writeGroup: ConformanceGroup = {
       },
     },
     {
+      name: "a write without the durability flush still publishes whole bytes, and nothing staged remains",
+      async run({ provider, probe }) {
+        await probe.writeFile("d/a.txt", "old");
+        const content = pattern(200_000, 5);
+        const result = await provider.write(await provider.resolve("d/a.txt"), content, { durable: false });
+        assertEquals(result.operation, "update");
+        assertBytes(await probe.readFile("d/a.txt"), content);
+        assertEquals(await probe.list("d"), ["a.txt"]);
+      },
+    },
+    {
       name: "the result names the canonical destination",
       async run({ provider, probe }) {
         await probe.mkdir("sub");
