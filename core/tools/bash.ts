@@ -19,9 +19,8 @@ export function bashTool(env: ToolEnv): Tool<BashArgs> {
     name: "bash",
     mutates: false,
     description:
-      "Run a command with bash -c in the working directory. stdin is closed; stdout and stderr are combined, and past " +
-      `${bashOutputBytes} bytes only the start and the end are kept. The result ends with [exit code: N]. When the ` +
-      "command exits or times out, everything it started is killed, background jobs included.",
+      "Run a command with bash -c in the working directory, stdin closed. stdout and stderr come back combined; past " +
+      `${bashOutputBytes} bytes, only the start and the end are kept. The result ends with [exit code: N].`,
     schema: z
       .object({
         command: z.string().refine((c) => c.trim() !== "", "command is blank").describe("The bash command line"),
@@ -34,8 +33,8 @@ export function bashTool(env: ToolEnv): Tool<BashArgs> {
       })
       .strict(),
     guidance:
-      "bash runs one command in the working directory with stdin closed and no terminal. Check the last line, " +
-      "[exit code: N]: anything but 0 means the command failed. Background jobs do not outlive the command.",
+      "Check the last line of a bash result, [exit code: N]: anything but 0 means the command failed. Background " +
+      "jobs are killed when the command exits or times out.",
     run: (args, call) => runBash(runnerOf(env), env, args, call),
   };
 }
@@ -67,10 +66,10 @@ async function runBash(runner: ProcessRunner, env: ToolEnv, args: BashArgs, call
   const shown = text === "" ? "(no output)" : text.endsWith("\n") ? text.slice(0, -1) : text;
   const meta = { exitCode: result.exitCode, signal: result.signal, timedOut: result.stopReason === "timeout", outputBytes: output.totalBytes, omittedBytes: omitted };
   if (result.stopReason === "abort") {
-    throw new ToolError("TOOL_ABORTED", `${shown}\n[cancelled: the command and everything it started were stopped]`);
+    throw new ToolError("TOOL_ABORTED", `${shown}\n[cancelled; the command was stopped]`);
   }
   const lines = [shown];
-  if (result.stopReason === "timeout") lines.push(`[timed out after ${timeoutMs / 1000} s: the command and everything it started were stopped]`);
+  if (result.stopReason === "timeout") lines.push(`[timed out after ${timeoutMs / 1000} s and was stopped]`);
   lines.push(exitLine(result));
   return { content: lines.join("\n"), meta };
 }

@@ -36,7 +36,7 @@ export function grepTool(env: ToolEnv): Tool<GrepArgs> {
       .strict(),
     guidance:
       "grep searches contents with a ripgrep regex and skips hidden, ignored and binary files unless include or path " +
-      "names them; read a match's file for context.",
+      `names them${env.has("read") ? "; read a match's file for context" : ""}.`,
     run: (args, call) => runGrep(env, args, call),
   };
 }
