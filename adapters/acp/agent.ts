@@ -127,6 +127,7 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
       }
     })
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
+      // The SDK does not abort the prompt request's own signal on session/cancel; the turn's controller does.
       sessions.get(params.sessionId)?.turn?.controller.abort();
     });
   return { app, close };
@@ -160,6 +161,7 @@ async function runTurn(session: Session, text: string, model: Model, update: Upd
 async function runToolCall(session: Session, call: ModelToolCall, update: Update, signal: AbortSignal): Promise<ModelMessage> {
   const args = (typeof call.arguments === "object" && call.arguments !== null ? call.arguments : {}) as Record<string, unknown>;
   const path = typeof args.path === "string" ? args.path : undefined;
+  // The arguments are complete and nothing awaits approval, so the call is running from the start: never pending.
   await update({
     sessionUpdate: "tool_call",
     toolCallId: call.id,
