@@ -7,7 +7,7 @@ import { BoundedCollector, HeadTailCollector, isProcessError, type ProcessRunner
 type Register = (name: string, fn: () => Promise<void>) => void;
 
 /** Runs bash and returns its stdout; fails the case on anything but exit 0. */
-async function bash(runner: ProcessRunner, script: string, args: readonly string[] = [], spec: Partial<ProcessSpec> = {}): Promise<string> {
+export async function bash(runner: ProcessRunner, script: string, args: readonly string[] = [], spec: Partial<ProcessSpec> = {}): Promise<string> {
   const out = new BoundedCollector({ maxBytes: 1 << 20 });
   const result = await runner.run({ command: "bash", args: ["-c", script, "bash", ...args], stdout: out, ...spec });
   assertEquals(result.exitCode, 0, `exit code of ${JSON.stringify(script)}`);
@@ -15,7 +15,7 @@ async function bash(runner: ProcessRunner, script: string, args: readonly string
 }
 
 /** The pids among `pids` that still run (zombies have exited and do not count). */
-async function survivors(runner: ProcessRunner, pids: readonly string[]): Promise<string[]> {
+export async function survivors(runner: ProcessRunner, pids: readonly string[]): Promise<string[]> {
   const script = 'for p in "$@"; do s=$(ps -o stat= -p "$p"); case "$s" in ""|Z*) ;; *) echo "$p";; esac; done';
   return (await bash(runner, script, pids)).split("\n").filter(Boolean);
 }

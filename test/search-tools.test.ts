@@ -78,11 +78,16 @@ describe("glob", () => {
     expect(result.meta).toMatchObject({ truncated: true, total: 8, paths: byAge.filter((_, i) => [0, 3, 4, 5].includes(i)) });
   });
 
-  test("without a store the footer says the list could not be saved", async () => {
+  test("without a store the footer names no saved list, and advises narrowing once", async () => {
     const { backend } = scripted({ paths: byAge });
     const result = await kit(backend).call("glob", { pattern: "*" });
     expect(result.isError).toBe(false);
-    expect(result.content).toContain("The full list could not be saved; narrow pattern or path to see the rest.");
+    expect(result.content).toBe(
+      "archive/a.ts\ndocs/guide.md\nsrc/index.ts\ntest/spec.ts\n\n" +
+        "(Showing 4 of 8 paths: a sample across 4 of 6 top-level entries, not the oldest 4; narrow path to one entry to list it whole.)",
+    );
+    const everyEntry = await kit(scripted({ paths: ["a/1", "a/2", "b/1", "b/2", "c/1"] }).backend).call("glob", { pattern: "*" });
+    expect(everyEntry.content).toMatch(/not the oldest 4\. Narrow pattern or path to see the rest\.\)$/);
   });
 
   test("a failing store is not an error either", async () => {
@@ -204,6 +209,8 @@ describe("grep", () => {
     expect(result.content).not.toContain("hit 251");
     expect(spill.get("spill:grep/1")).toContain("  300: hit 300");
     expect(result.meta).toMatchObject({ truncated: true, total: 300 });
+    const unsaved = await kit(backend).call("grep", { pattern: "hit" });
+    expect(unsaved.content).toMatch(/  250: hit 250\n\n\(Narrow pattern, path or include to see the rest\.\)$/);
   });
 
   test("no match says what grep skips", async () => {

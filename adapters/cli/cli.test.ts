@@ -5,8 +5,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { NdjsonPeer, nodeRuntime } from "../../test/acp-driver.ts";
 import { createMemoryProvider } from "../memory/mod.ts";
-import { type CliHost, runCli } from "./cli.ts";
+import { type AcpHost, type CliHost, runCli } from "./cli.ts";
 
 const cli = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
 const run = promisify(execFile);
@@ -91,6 +92,57 @@ describe("runCli", () => {
     await runCli([...call, "--sandbox", "workspace-write"], asked);
     expect(asked.asked[0]).toContain("full-access access to write /etc/x");
     expect(asked.stdout).toContain("Created /etc/x");
+  });
+});
+
+describe("toolfs acp", () => {
+  function acpHost(files: Record<string, string> = {}) {
+    const toAgent = new TransformStream<Uint8Array, Uint8Array>();
+    const fromAgent = new TransformStream<Uint8Array, Uint8Array>();
+    const stop = new AbortController();
+    const host = memoryHost({});
+    let opened = false;
+    const acp: AcpHost = {
+      runtime: nodeRuntime(),
+      readText: async (path) => {
+        if (!(path in files)) throw new Error(`ENOENT: ${path}`);
+        return files[path]!;
+      },
+      stdio: () => {
+        opened = true;
+        return { input: toAgent.readable, output: fromAgent.writable, signal: stop.signal };
+      },
+    };
+    const peer = new NdjsonPeer(toAgent.writable, fromAgent.readable);
+    return { host: Object.assign(host, { acp: () => acp }), peer, stop, stderr: () => host.stderr, opened: () => opened };
+  }
+
+  test("bad options, and a script that is missing or invalid, exit 2 before serving", async () => {
+    for (const [argv, message] of [
+      [["acp", "--composition", "everything"], '--composition must be one of bash-glob-grep, got "everything"'],
+      [["acp", "--script"], "--script needs a value"],
+      [["acp", "--root", "/"], "acp does not take --root"],
+      [["acp", "--script", "none.json"], "--script none.json: cannot read it (ENOENT: none.json)"],
+      [["acp", "--script", "bad.json"], "--script bad.json: The script is not valid: turns: Too small"],
+    ] as const) {
+      const { host, stderr, opened } = acpHost({ "bad.json": '{"turns":[]}' });
+      expect(await runCli(argv, host), argv.join(" ")).toBe(2);
+      expect(stderr()).toContain(`toolfs: ${message}`);
+      expect(opened(), "stdin was not touched").toBe(false);
+    }
+    const withoutAcp = memoryHost({});
+    expect(await runCli(["acp"], withoutAcp)).toBe(2);
+    expect(withoutAcp.stderr).toBe("toolfs: acp cannot run on this runtime\n");
+  });
+
+  test("serves the protocol on the host's streams until the host's signal fires; stdout stays untouched", async () => {
+    const { host, peer, stop, stderr } = acpHost({ "s.json": '{"turns":[{"text":"hi"}]}' });
+    const status = runCli(["acp", "--script", "s.json"], host);
+    const init = await peer.request("initialize", { protocolVersion: 1 });
+    expect(init.result).toMatchObject({ agentInfo: { title: "toolfs (bash-glob-grep)" } });
+    stop.abort();
+    expect(await status).toBe(0);
+    expect([host.stdout, stderr()]).toEqual(["", ""]);
   });
 });
 

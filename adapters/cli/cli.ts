@@ -1,5 +1,6 @@
 // The toolfs command line: runs tool calls in one session against a directory and prints what the model
-// would see. A thin layer over the public API; everything runtime-specific arrives through CliHost.
+// would see, or serves an ACP agent on stdio. A thin layer over the public API; everything runtime-specific
+// arrives through CliHost.
 import {
   type ApprovalOutcome,
   type ApprovalRequest,
@@ -11,6 +12,7 @@ import {
   type SearchBackend,
   type Toolkit,
 } from "../../core/mod.ts";
+import { type AcpRuntime, COMPOSITIONS, createScriptedModel, type Model, ModelError, parseScript, serveAcp } from "../acp/mod.ts";
 
 /** What the CLI needs from its runtime. */
 export interface CliHost {
@@ -29,12 +31,32 @@ export interface CliHost {
   readonly ask: ((question: string) => Promise<string>) | undefined;
   out(text: string): void;
   err(text: string): void;
+  /** The runtime's side of `toolfs acp`; absent where the agent cannot run. Called only for that command. */
+  readonly acp?: () => AcpHost;
+}
+
+/** What `toolfs acp` takes from its runtime. */
+export interface AcpHost {
+  readonly runtime: AcpRuntime;
+  readText(path: string): Promise<string>;
+  /** Opens the protocol's streams; called once the options are known to be good, so a refusal leaves stdin alone. */
+  stdio(): AcpStdio;
+}
+
+export interface AcpStdio {
+  /** The protocol's input (stdin) and output (stdout); diagnostics go to CliHost.err. */
+  readonly input: ReadableStream<Uint8Array>;
+  readonly output: WritableStream<Uint8Array>;
+  /** Fires when the process is asked to stop, so running tools are stopped before it exits. */
+  readonly signal?: AbortSignal;
 }
 
 const USAGE = `Usage:
   toolfs <tool> '<json args>' [<tool> '<json args>' ...] [options]
   toolfs tools [options]      print the tool definitions as JSON
   toolfs prompt [options]     print the system-prompt guidance
+  toolfs acp [--composition NAME] [--script FILE]
+                              serve an Agent Client Protocol agent on stdin/stdout (logs go to stderr)
 
 Runs the calls in order, in one session (a read authorizes a later edit), and prints what the model sees.
 
@@ -45,6 +67,10 @@ Options:
   --approve yes|no      answer sandbox escalation requests without asking
   --json                one JSON result per call, one per line
   --help                this text
+
+acp options:
+  --composition NAME    the tools and limits offered: ${Object.keys(COMPOSITIONS).join(", ")} (default)
+  --script FILE         replay this model script (JSON: {"turns": [...]}) instead of calling a model
 
 Example:
   toolfs read '{"path":"README.md"}' edit '{"path":"README.md","old_string":"a","new_string":"b"}'`;
@@ -63,13 +89,13 @@ class UsageError extends Error {}
 
 /** Runs the CLI; resolves to the exit status (0 success, 1 a call failed, 2 bad usage). */
 export async function runCli(argv: readonly string[], host: CliHost): Promise<number> {
+  if (argv[0] === "acp") return runAcp(argv.slice(1), host);
   let parsed: Parsed;
   try {
     parsed = parse(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    host.err(`toolfs: ${error.message}\n\n${USAGE}\n`);
-    return 2;
+    return usage(host, error.message);
   }
   if (parsed.command === "help") {
     host.out(`${USAGE}\n`);
@@ -113,6 +139,58 @@ async function runCalls(kit: Toolkit, parsed: Parsed, host: CliHost): Promise<nu
     host.out(`${result.content}\n`);
   }
   return failed ? 1 : 0;
+}
+
+async function runAcp(argv: readonly string[], host: CliHost): Promise<number> {
+  let composition = "bash-glob-grep";
+  let script: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const next = argv[i + 1];
+    if (arg === "--help" || arg === "-h") {
+      host.err(`${USAGE}\n`);
+      return 0;
+    }
+    if ((arg === "--composition" || arg === "--script") && next === undefined) return usage(host, `${arg} needs a value`);
+    if (arg === "--composition") composition = argv[++i] as string;
+    else if (arg === "--script") script = argv[++i] as string;
+    else return usage(host, `acp does not take ${arg}`);
+  }
+  const chosen = COMPOSITIONS[composition];
+  if (!chosen) return usage(host, `--composition must be one of ${Object.keys(COMPOSITIONS).join(", ")}, got "${composition}"`);
+  if (!host.acp) {
+    host.err("toolfs: acp cannot run on this runtime\n");
+    return 2;
+  }
+  const acp = host.acp();
+  let model: Model | undefined;
+  if (script !== undefined) {
+    try {
+      model = createScriptedModel(parseScript(await acp.readText(script)));
+    } catch (error) {
+      const reason = error instanceof ModelError ? error.message : `cannot read it (${(error as Error).message})`;
+      host.err(`toolfs: --script ${script}: ${reason}\n`);
+      return 2;
+    }
+  } else {
+    host.err("toolfs acp: no --script given and no model client is built in; every prompt will fail\n");
+  }
+  const { input, output, signal } = acp.stdio();
+  await serveAcp({
+    input,
+    output,
+    runtime: acp.runtime,
+    ...(signal ? { signal } : {}),
+    composition: chosen,
+    model,
+    log: (line) => host.err(`${line}\n`),
+  });
+  return 0;
+}
+
+function usage(host: CliHost, message: string): number {
+  host.err(`toolfs: ${message}\n\n${USAGE}\n`);
+  return 2;
 }
 
 function approver(parsed: Parsed, host: CliHost): { approve?: (request: ApprovalRequest) => Promise<ApprovalOutcome> } {

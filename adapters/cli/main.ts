@@ -5,11 +5,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { createInterface } from "node:readline/promises";
+import { Readable, Writable } from "node:stream";
 import type { FileSystem } from "../../core/mod.ts";
 import { createMemoryProvider } from "../memory/mod.ts";
 import { loadDirectory } from "../memory/load.ts";
-import { createNodeProvider, createNodeSearchBackend } from "../node/mod.ts";
-import { runCli } from "./cli.ts";
+import { createNodeProcessRunner, createNodeProvider, createNodeSearchBackend } from "../node/mod.ts";
+import { type AcpHost, runCli } from "./cli.ts";
 
 async function realDirectory(path: string): Promise<string | { error: string }> {
   try {
@@ -35,6 +36,24 @@ async function ask(question: string): Promise<string> {
   }
 }
 
+function acp(): AcpHost {
+  const runner = createNodeProcessRunner();
+  return {
+    runtime: { provider: (cwd) => createNodeProvider({ cwd }), search: createNodeSearchBackend({ runner }), runner },
+    readText: (path) => fsp.readFile(path, "utf8"),
+    stdio() {
+      const stop = new AbortController();
+      // Without these, a signal would end the process at once and leave a running command's tree behind.
+      for (const name of ["SIGINT", "SIGTERM"] as const) process.once(name, () => stop.abort());
+      return {
+        input: Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+        output: Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+        signal: stop.signal,
+      };
+    },
+  };
+}
+
 const temps = [...new Set([tmpdir(), "/tmp"])];
 const tempRoots = (await Promise.all(temps.map((t) => fsp.realpath(t).catch(() => undefined)))).filter((t) => t !== undefined);
 
@@ -49,4 +68,5 @@ process.exitCode = await runCli(process.argv.slice(2), {
   ask: process.stdin.isTTY ? ask : undefined,
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
+  acp,
 });

@@ -77,6 +77,8 @@ export class HeadTailCollector implements OutputSink {
   #tail: Uint8Array[] = [];
   #tailKept = 0;
   #total = 0;
+  // The byte just before the kept tail, once bytes were dropped there: tells whether the tail starts a line.
+  #beforeTail: number | undefined;
 
   constructor(options: HeadTailCollectorOptions) {
     this.#headMax = checkBudget("headBytes", options.headBytes);
@@ -95,7 +97,9 @@ export class HeadTailCollector implements OutputSink {
     }
     if (rest.length === 0 || this.#tailMax === 0) return;
     // Only the last tailBytes of a large chunk can survive, so copy no more than that.
-    const part = rest.slice(Math.max(0, rest.length - this.#tailMax));
+    const start = Math.max(0, rest.length - this.#tailMax);
+    if (start > 0) this.#beforeTail = rest[start - 1];
+    const part = rest.slice(start);
     this.#tail.push(part);
     this.#tailKept += part.length;
     while (this.#tailKept > this.#tailMax) {
@@ -104,7 +108,9 @@ export class HeadTailCollector implements OutputSink {
       if (first.length <= excess) {
         this.#tail.shift();
         this.#tailKept -= first.length;
+        this.#beforeTail = first[first.length - 1];
       } else {
+        this.#beforeTail = first[excess - 1];
         this.#tail[0] = first.slice(excess);
         this.#tailKept -= excess;
       }
@@ -130,18 +136,31 @@ export class HeadTailCollector implements OutputSink {
 
   /**
    * The output as UTF-8 text, with `marker(n)` standing for the `n` bytes left out. The cut never splits a
-   * character: a partial one on either side of it is left out too, and counted.
+   * character: a partial one on either side of it is left out too, and counted. With `wholeLines`, the marker
+   * gets a line of its own and a line the cut split is left out the same way, so the text around the marker is
+   * whole lines; a part keeps its split line when dropping it would cost more than half of that part.
    */
-  text(marker: (omittedBytes: number) => string = defaultMarker): string {
+  text(marker: (omittedBytes: number) => string = defaultMarker, options?: { readonly wholeLines?: boolean }): string {
     const head = this.head();
     const tail = this.tail();
     if (this.omittedBytes === 0) return decoder.decode(concatBytes([head, tail]));
-    const headEnd = completePrefix(head);
-    const tailStart = firstCharStart(tail);
+    let headEnd = completePrefix(head);
+    let tailStart = firstCharStart(tail);
+    if (options?.wholeLines) {
+      const lastBreak = head.lastIndexOf(NEWLINE);
+      if (lastBreak >= 0 && head.length - (lastBreak + 1) <= head.length / 2) headEnd = lastBreak + 1;
+      const firstBreak = tail.indexOf(NEWLINE);
+      if (this.#beforeTail !== NEWLINE && firstBreak >= 0 && firstBreak + 1 <= tail.length / 2) tailStart = firstBreak + 1;
+    }
     const omitted = this.omittedBytes + (head.length - headEnd) + tailStart;
-    return decoder.decode(head.subarray(0, headEnd)) + marker(omitted) + decoder.decode(tail.subarray(tailStart));
+    const before = decoder.decode(head.subarray(0, headEnd));
+    const after = decoder.decode(tail.subarray(tailStart));
+    if (!options?.wholeLines) return before + marker(omitted) + after;
+    return `${before}${before === "" || before.endsWith("\n") ? "" : "\n"}${marker(omitted)}\n${after}`;
   }
 }
+
+const NEWLINE = 0x0a;
 
 function defaultMarker(omittedBytes: number): string {
   return `\n[... ${omittedBytes} bytes omitted ...]\n`;

@@ -84,6 +84,23 @@ describe("HeadTailCollector", () => {
     expect(exact.text((n) => `<${n}>`)).toBe("aé<3>€");
   });
 
+  test("with wholeLines, the marker is a line and split lines are left out and counted, unless that costs over half a part", () => {
+    const text = "one\ntwo\nthree\nfour\nfive\nsix\n";
+    const cut = (headBytes: number, tailBytes: number, input = text, chunk = input.length) => {
+      const collector = new HeadTailCollector({ headBytes, tailBytes });
+      for (let i = 0; i < input.length; i += chunk) collector.write(utf8(input.slice(i, i + chunk)));
+      return collector.text((n) => `<${n}>`, { wholeLines: true });
+    };
+    // Cuts on line breaks keep every kept line, whether the tail arrived in one chunk or byte by byte.
+    expect(cut(8, 9)).toBe("one\ntwo\n<11>\nfive\nsix\n");
+    expect(cut(8, 9, text, 1)).toBe("one\ntwo\n<11>\nfive\nsix\n");
+    // "th" and "ive" are fragments of split lines.
+    expect(cut(10, 8)).toBe("one\ntwo\n<16>\nsix\n");
+    expect(cut(10, 8, text, 3)).toBe("one\ntwo\n<16>\nsix\n");
+    // Dropping "bcde" or "jklm" would cost more than half of a part, so they stay.
+    expect(cut(6, 6, "a\nbcdefghijklm\nn")).toBe("a\nbcde\n<4>\njklm\nn");
+  });
+
   test("a tail budget of zero keeps only the head", () => {
     const collector = new HeadTailCollector({ headBytes: 2, tailBytes: 0 });
     collector.write(utf8("abcdef"));

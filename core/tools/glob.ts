@@ -29,7 +29,7 @@ export function globTool(env: ToolEnv): Tool<GlobArgs> {
       `List files (never directories) whose path matches a glob, oldest first. A pattern without "/" matches file ` +
       `names at any depth: "*" is every file in the tree, "*.ts" every .ts file; with "/" it matches the path from ` +
       `the search root ("src/**/*.ts"). Hidden and ignored files are included, VCS folders are not. Up to ${cap} ` +
-      `paths; ${overCap}, and the footer says where the complete list is.`,
+      `paths; ${overCap}${env.spill ? ", and the footer says where the complete list is" : ""}.`,
     schema: z
       .object({
         pattern: z.string().describe('Glob such as "*.ts", "src/**/*.test.ts" or "{a,b}/*.md"'),
@@ -38,8 +38,9 @@ export function globTool(env: ToolEnv): Tool<GlobArgs> {
       .strict(),
     guidance:
       'glob lists files, never directories; a pattern without "/" matches names at any depth, so "*" is the whole ' +
-      `tree. Over ${cap} results, the page is ${env.overCap === "sample" ? "a sample across top-level entries" : "the oldest"} and the footer ` +
-      "says where the full list is. To see one directory's entries, use ls in bash.",
+      `tree. Over ${cap} results, the page is ${env.overCap === "sample" ? "a sample across top-level entries" : "the oldest"}` +
+      `${env.spill ? " and the footer says where the full list is" : ""}.` +
+      (env.has("bash") ? " To see one directory's entries, use ls in bash." : ""),
     run: (args, call) => runGlob(env, args, call),
   };
 }
@@ -91,22 +92,27 @@ async function runGlob(env: ToolEnv, args: GlobArgs, call: CallContext): Promise
   const flat = sample !== undefined && sample.entriesTotal === all.length;
   const page = sample && !flat ? sample.paths : all.slice(0, cap);
   const saved = await spill(env, "glob", `${all.map(root.display).join("\n")}\n`, call);
+  const narrowed = sample !== undefined && !flat && sample.entriesShown < sample.entriesTotal;
   const recovery = saved
-    ? `The full list, oldest first, is in ${saved.locator}; ${saved.hint}.`
-    : "The full list could not be saved; narrow pattern or path to see the rest.";
+    ? ` The full list, oldest first, is in ${saved.locator}; ${saved.hint}.`
+    : env.spill
+      ? " The full list could not be saved; narrow pattern or path to see the rest."
+      : narrowed
+        ? ""
+        : " Narrow pattern or path to see the rest.";
   let head: string;
   if (sample && !flat) {
     const entries =
       sample.entriesShown === sample.entriesTotal
         ? `all ${sample.entriesTotal} top-level entries`
         : `${sample.entriesShown} of ${sample.entriesTotal} top-level entries`;
-    const narrow = sample.entriesShown < sample.entriesTotal ? "; narrow path to one entry to list it whole" : "";
+    const narrow = narrowed ? "; narrow path to one entry to list it whole" : "";
     head = `Showing ${page.length} of ${all.length} paths: a sample across ${entries}, not the oldest ${page.length}${narrow}.`;
   } else {
     head = `Showing the oldest ${page.length} of ${all.length} paths.`;
   }
   return {
-    content: `${page.map(root.display).join("\n")}\n\n(${head} ${recovery})${note}`,
+    content: `${page.map(root.display).join("\n")}\n\n(${head}${recovery})${note}`,
     meta: { ...meta(page), ...(saved ? { spill: saved.locator } : {}) },
   };
 }

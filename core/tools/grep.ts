@@ -25,7 +25,7 @@ export function grepTool(env: ToolEnv): Tool<GrepArgs> {
     mutates: false,
     description:
       "Search file contents with a ripgrep regular expression (case-sensitive; (?i) for case-insensitive). Matching " +
-      `lines come grouped by file with line numbers, up to ${cap}; the footer says where the rest is. Skips hidden ` +
+      `lines come grouped by file with line numbers, up to ${cap}${env.spill ? "; the footer says where the rest is" : ""}. Skips hidden ` +
       "files, files ignored by .gitignore/.ignore/.rgignore, and binary files; include overrides the first two.",
     schema: z
       .object({
@@ -36,7 +36,7 @@ export function grepTool(env: ToolEnv): Tool<GrepArgs> {
       .strict(),
     guidance:
       "grep searches contents with a ripgrep regex and skips hidden, ignored and binary files unless include or path " +
-      "names them; read a match's file for context.",
+      `names them${env.has("read") ? "; read a match's file for context" : ""}.`,
     run: (args, call) => runGrep(env, args, call),
   };
 }
@@ -98,7 +98,9 @@ async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise
   const saved = await spill(env, "grep", complete, call);
   const recovery = saved
     ? `All ${matches.length} matches are in ${saved.locator}; ${saved.hint}.`
-    : "The complete list could not be saved; narrow pattern, path or include to see the rest.";
+    : env.spill
+      ? "The complete list could not be saved; narrow pattern, path or include to see the rest."
+      : "Narrow pattern, path or include to see the rest.";
   const shownFiles = new Set(page.map((m) => m.path)).size;
   const header = `Found ${matches.length} matches in ${plural(files, "file")}; showing the first ${cap} (in ${plural(shownFiles, "file")}).`;
   return {

@@ -1,6 +1,7 @@
 /**
- * The model-facing tools: a toolkit over a provider with read, write and edit, the read-before-write
- * policy, the sandbox fence with one-time escalation, and the system-prompt guidance.
+ * The model-facing tools: a toolkit over a provider with read, write and edit, glob and grep over a search
+ * backend, bash over a process runner, the read-before-write policy, the sandbox fence with one-time
+ * escalation, and the system-prompt guidance.
  *
  * @module
  */

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { FileSystem, FsFence } from "../fs/types.ts";
 import { relativeWithin } from "../fs/paths.ts";
 import type { ObservationLedger } from "../policy/ledger.ts";
+import type { ProcessRunner } from "../process/types.ts";
 import type { SearchBackend } from "../search/backend.ts";
 import type { SpillStore } from "../spill/mod.ts";
 
@@ -31,6 +32,12 @@ export interface ToolLimits {
   readonly searchRawBytes: number;
   /** Cap on the serialized meta of a search result. */
   readonly searchMetaBytes: number;
+  /** Milliseconds a bash command may run when the call sets no timeout. */
+  readonly bashTimeoutMs: number;
+  /** The longest timeout a bash call may ask for, in milliseconds. */
+  readonly bashMaxTimeoutMs: number;
+  /** Bytes of a bash command's combined output shown: half from the start, half from the end. */
+  readonly bashOutputBytes: number;
 }
 
 export const DEFAULT_LIMITS: ToolLimits = {
@@ -46,6 +53,9 @@ export const DEFAULT_LIMITS: ToolLimits = {
   searchTimeoutMs: 30_000,
   searchRawBytes: 20_000_000,
   searchMetaBytes: 64 * 1024,
+  bashTimeoutMs: 120_000,
+  bashMaxTimeoutMs: 600_000,
+  bashOutputBytes: 50 * 1024,
 };
 
 /** What every tool of one toolkit shares. */
@@ -62,6 +72,8 @@ export interface ToolEnv {
   readonly spill: SpillStore | undefined;
   /** How an over-cap glob page is chosen. */
   readonly overCap: "sample" | "head";
+  /** Runs bash; undefined when the toolkit runs no processes. */
+  readonly runner: ProcessRunner | undefined;
 }
 
 /** One call's circumstances. */

@@ -4,9 +4,12 @@ import { isAbsolutePath, resolvePath } from "../fs/paths.ts";
 import type { FileSystem, FsFence } from "../fs/types.ts";
 import { ObservationLedger } from "../policy/ledger.ts";
 import { isWiderMode, type SandboxMode, sandboxFence, widerModes } from "../policy/sandbox.ts";
+import { isProcessError } from "../process/errors.ts";
+import type { ProcessRunner } from "../process/types.ts";
 import { isSearchError } from "../search/errors.ts";
 import type { SearchBackend } from "../search/backend.ts";
 import type { SpillStore } from "../spill/mod.ts";
+import { bashTool } from "./bash.ts";
 import { editTool } from "./edit.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
@@ -16,7 +19,7 @@ import { type ToolCallOptions, type ToolDefinition, ToolError, type ToolResult }
 import { writeTool } from "./write.ts";
 
 /** The tools a toolkit can register. */
-export type ToolName = "read" | "write" | "edit" | "glob" | "grep";
+export type ToolName = "read" | "write" | "edit" | "glob" | "grep" | "bash";
 
 /** What a host decides about one escalation request. */
 export type ApprovalOutcome = "allowed-once" | "rejected" | "cancelled";
@@ -57,6 +60,11 @@ export interface ToolkitOptions {
   readonly spill?: SpillStore;
   /** How an over-cap glob page is chosen: a sample across top-level entries (default), or the oldest. */
   readonly overCap?: "sample" | "head";
+  /**
+   * Runs bash on the host, outside the provider and the sandbox fence; without it bash is not registered by
+   * default. A confining sandbox and bash cannot be combined.
+   */
+  readonly runner?: ProcessRunner;
 }
 
 export interface Toolkit {
@@ -104,7 +112,21 @@ class ToolkitImpl implements Toolkit {
     for (const [key, value] of Object.entries(limits)) {
       if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`limits.${key} must be a positive integer, got ${String(value)}`);
     }
-    const names: readonly ToolName[] = options.tools ?? ["read", "write", "edit", ...(options.search ? (["glob", "grep"] as const) : [])];
+    if (limits.bashTimeoutMs > limits.bashMaxTimeoutMs) {
+      throw new RangeError(`limits.bashTimeoutMs (${limits.bashTimeoutMs}) must not exceed limits.bashMaxTimeoutMs (${limits.bashMaxTimeoutMs})`);
+    }
+    const confining = this.#sandbox !== undefined && this.#sandbox.mode !== "full-access";
+    const names: readonly ToolName[] = options.tools ?? [
+      "read",
+      "write",
+      "edit",
+      ...(options.search ? (["glob", "grep"] as const) : []),
+      ...(options.runner && !confining ? (["bash"] as const) : []),
+    ];
+    // A sandbox that bash could write around would make the guidance about refused writes untrue.
+    if (confining && names.includes("bash")) {
+      throw new RangeError(`bash runs outside the sandbox fence, so it cannot be registered with a ${this.#sandbox!.mode} sandbox`);
+    }
     const env: ToolEnv = {
       fs: options.fs,
       limits,
@@ -113,9 +135,9 @@ class ToolkitImpl implements Toolkit {
       search: options.search,
       spill: options.spill,
       overCap: options.overCap ?? "sample",
+      runner: options.runner,
     };
-    const factories = { read: readTool, write: writeTool, edit: editTool, glob: globTool, grep: grepTool } as const;
-    const confining = this.#sandbox !== undefined && this.#sandbox.mode !== "full-access";
+    const factories = { read: readTool, write: writeTool, edit: editTool, glob: globTool, grep: grepTool, bash: bashTool } as const;
     for (const name of names) {
       const tool = factories[name](env) as unknown as Tool<Record<string, unknown>>;
       const schema = tool.mutates && confining ? withEscalation(tool.schema, this.#sandbox!.mode) : tool.schema;
@@ -274,7 +296,7 @@ function absolute(path: string, what: string): string {
 }
 
 function failure(error: unknown): ToolResult {
-  if (isFsError(error) || isSearchError(error) || error instanceof ToolError) {
+  if (isFsError(error) || isSearchError(error) || isProcessError(error) || error instanceof ToolError) {
     return { content: error.message, isError: true, meta: {}, error: { name: error.name, code: error.code } };
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -1,4 +1,5 @@
 import type { FsErrorCode } from "../fs/errors.ts";
+import type { ProcessErrorCode } from "../process/errors.ts";
 import type { SearchErrorCode } from "../search/errors.ts";
 
 /** What a model sees of a tool: its name, what it does, and the JSON Schema of its arguments. */
@@ -19,13 +20,14 @@ export interface ToolCallOptions {
   readonly actor?: unknown;
 }
 
-/** The codes of the toolkit's own failures (bad arguments, escalation outcomes). */
+/** The codes of the toolkit's own failures (bad arguments, escalation outcomes, a cancelled command). */
 export const TOOL_ERROR_CODES = [
   "TOOL_UNKNOWN",
   "TOOL_INVALID_ARGUMENTS",
   "TOOL_ESCALATION_REJECTED",
   "TOOL_ESCALATION_CANCELLED",
   "TOOL_ESCALATION_UNAVAILABLE",
+  "TOOL_ABORTED",
   "TOOL_FAILED",
 ] as const;
 
@@ -48,5 +50,5 @@ export interface ToolResult {
   readonly isError: boolean;
   readonly meta: Readonly<Record<string, unknown>>;
   /** On failure: the error's class name and its stable code. */
-  readonly error?: { readonly name: string; readonly code: FsErrorCode | SearchErrorCode | ToolErrorCode };
+  readonly error?: { readonly name: string; readonly code: FsErrorCode | SearchErrorCode | ProcessErrorCode | ToolErrorCode };
 }

@@ -1,0 +1,111 @@
+// The model seam: what the agent hands a model each step, and what it gets back. A real model client and the
+// scripted driver below implement the same interface, so scenarios replay without a network or a key.
+import { z } from "zod";
+import type { ToolDefinition } from "../../core/mod.ts";
+
+/** One tool call a model asked for. */
+export interface ModelToolCall {
+  /** Unique within the session; it becomes the ACP toolCallId. */
+  readonly id: string;
+  readonly name: string;
+  readonly arguments: unknown;
+}
+
+/** The conversation so far, as the model is shown it. */
+export type ModelMessage =
+  | { readonly role: "user"; readonly text: string }
+  | { readonly role: "assistant"; readonly text: string; readonly toolCalls: readonly ModelToolCall[] }
+  | { readonly role: "tool"; readonly callId: string; readonly content: string; readonly isError: boolean };
+
+/** One step's request: the header (system prompt and tools) and the messages. */
+export interface ModelRequest {
+  readonly system: string;
+  readonly tools: readonly ToolDefinition[];
+  readonly messages: readonly ModelMessage[];
+  readonly signal: AbortSignal;
+}
+
+/** One step's reply. No tool calls ends the turn, with `stopReason` (default `end_turn`). */
+export interface ModelReply {
+  readonly text: string;
+  readonly toolCalls: readonly ModelToolCall[];
+  readonly stopReason?: "end_turn" | "max_tokens" | "refusal";
+}
+
+export interface Model {
+  next(request: ModelRequest): Promise<ModelReply>;
+}
+
+export const MODEL_ERROR_CODES = ["MODEL_SCRIPT_INVALID", "MODEL_SCRIPT_EXHAUSTED", "MODEL_UNAVAILABLE"] as const;
+
+export type ModelErrorCode = (typeof MODEL_ERROR_CODES)[number];
+
+/** A model that could not answer, or a script that cannot be replayed. */
+export class ModelError extends Error {
+  override readonly name = "ModelError";
+  readonly code: ModelErrorCode;
+
+  constructor(code: ModelErrorCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+/** A replayable conversation: the model's replies, in order. */
+export interface Script {
+  readonly turns: readonly {
+    readonly text?: string | undefined;
+    readonly toolCalls?: readonly { readonly name: string; readonly arguments: Record<string, unknown> }[] | undefined;
+    readonly stopReason?: "end_turn" | "max_tokens" | "refusal" | undefined;
+  }[];
+}
+
+const scriptSchema: z.ZodType<Script> = z
+  .object({
+    turns: z
+      .array(
+        z
+          .object({
+            text: z.string().optional(),
+            toolCalls: z.array(z.object({ name: z.string().min(1), arguments: z.record(z.string(), z.unknown()) }).strict()).optional(),
+            stopReason: z.enum(["end_turn", "max_tokens", "refusal"]).optional(),
+          })
+          .strict()
+          .refine((turn) => turn.text !== undefined || (turn.toolCalls?.length ?? 0) > 0, "a turn needs text or toolCalls"),
+      )
+      .min(1),
+  })
+  .strict();
+
+/** Parses a script's JSON text; MODEL_SCRIPT_INVALID says what is wrong and where. */
+export function parseScript(text: string): Script {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ModelError("MODEL_SCRIPT_INVALID", `The script is not JSON: ${(error as Error).message}`);
+  }
+  const parsed = scriptSchema.safeParse(json);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.length > 0 ? issue.path.join(".") : "script"}: ${issue.message}`);
+    throw new ModelError("MODEL_SCRIPT_INVALID", `The script is not valid: ${problems.join("; ")}`);
+  }
+  return parsed.data;
+}
+
+/**
+ * A model that replays a script. The reply to a request is the turn after the ones already in its messages,
+ * so replay depends only on the conversation: every session starts at the first turn, and a second prompt in
+ * a session continues where the first ended.
+ */
+export function createScriptedModel(script: Script): Model {
+  return {
+    async next({ messages }) {
+      const index = messages.filter((m) => m.role === "assistant").length;
+      const turn = script.turns[index];
+      if (!turn) throw new ModelError("MODEL_SCRIPT_EXHAUSTED", `The script has ${script.turns.length} turns and this session has used them all`);
+      const toolCalls = (turn.toolCalls ?? []).map((call, i) => ({ id: `call_${index + 1}_${i + 1}`, name: call.name, arguments: call.arguments }));
+      return { text: turn.text ?? "", toolCalls, ...(turn.stopReason ? { stopReason: turn.stopReason } : {}) };
+    },
+  };
+}
