@@ -19,3 +19,4 @@ export type {
 } from "./backend.ts";
 export { isSearchError, SEARCH_ERROR_CODES, SearchError } from "./errors.ts";
 export type { SearchErrorCode } from "./errors.ts";
+export { createEngineBackend } from "./engine/mod.ts";
