@@ -17,6 +17,7 @@ import { listGroup } from "./groups/list.ts";
 import { readBytesGroup } from "./groups/read-bytes.ts";
 import { readGroup } from "./groups/read.ts";
 import { resolveGroup } from "./groups/resolve.ts";
+import { searchDifferentialGroup } from "./groups/search-differential.ts";
 import { statGroup } from "./groups/stat.ts";
 import { symlinksGroup } from "./groups/symlinks.ts";
 import { versionGuardGroup } from "./groups/version-guard.ts";
@@ -36,6 +37,7 @@ export {
   readBytesGroup,
   readGroup,
   resolveGroup,
+  searchDifferentialGroup,
   statGroup,
   symlinksGroup,
   versionGuardGroup,
@@ -57,10 +59,13 @@ export const seamGroups: readonly ConformanceGroup[] = [
   abortGroup,
 ];
 
+/** The search backend's groups; their cases skip subjects without one. */
+export const searchGroups: readonly ConformanceGroup[] = [searchDifferentialGroup];
+
 /**
  * Registers the whole suite with `harness`, building a fresh subject for every case. Await it at the top
  * level of the test module: it builds one subject first to read the backend's capabilities.
  */
 export function runConformance(harness: Harness, createSubject: CreateSubject, options?: ConformanceOptions): Promise<ConformanceReport> {
-  return registerGroups(seamGroups, harness, createSubject, options);
+  return registerGroups([...seamGroups, ...searchGroups], harness, createSubject, options);
 }

@@ -2,7 +2,7 @@
 // unchanged under vitest and deno test.
 import { Volume } from "memfs";
 import type { Probe, ProbeInfo, Subject } from "../../conformance/mod.ts";
-import { type FileSystem, parentPath, resolvePath } from "../../core/mod.ts";
+import { createEngineBackend, type FileSystem, parentPath, resolvePath } from "../../core/mod.ts";
 import { createMemoryProvider } from "./mod.ts";
 
 const ROOT = "/workspace";
@@ -13,9 +13,11 @@ export async function createMemorySubject(makeProvider?: (volume: Volume, cwd: s
   const volume = new Volume();
   volume.mkdirSync(ROOT, { recursive: true });
   volume.mkdirSync(OUTSIDE, { recursive: true });
+  const provider = makeProvider ? makeProvider(volume, ROOT) : createMemoryProvider({ volume, cwd: ROOT });
   return {
-    provider: makeProvider ? makeProvider(volume, ROOT) : createMemoryProvider({ volume, cwd: ROOT }),
+    provider,
     probe: memoryProbe(volume, ROOT, OUTSIDE),
+    search: createEngineBackend(provider),
     dispose: async () => volume.reset(),
   };
 }
