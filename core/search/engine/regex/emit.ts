@@ -84,6 +84,12 @@ function write(node: Node, mode: EmitMode): string {
       return `(?:${node.nodes.map((n) => write(n, mode)).join("|")})`;
     case "repeat": {
       const { min, max } = node;
+      // re2js, like RE2, compiles a star over something that can match empty as (x+)?, so empty loops keep
+      // their priority. A placeholder looks like a character to re2js, so the VM program does it here.
+      if (mode === "vm" && min === 0 && max === Infinity && nullable(node.node)) {
+        const lazy = node.greedy ? "" : "?";
+        return `(?:(?:${write(node.node, mode)})+${lazy})?${lazy}`;
+      }
       let quantifier: string;
       if (min === 0 && max === Infinity) quantifier = "*";
       else if (min === 1 && max === Infinity) quantifier = "+";
@@ -113,6 +119,25 @@ function assertion(kind: AssertionKind, unicode: boolean, mode: EmitMode): strin
     default:
       if (mode === "fast") throw NOT_EXPRESSIBLE;
       return placeholder(ASSERTION_BASE + ASSERTION_ORDER.indexOf(unicode ? kind : `ascii:${kind}`));
+  }
+}
+
+/** True when the node can match the empty string (assertions are zero-width). */
+function nullable(node: Node): boolean {
+  switch (node.kind) {
+    case "empty":
+    case "assertion":
+      return true;
+    case "group":
+      return nullable(node.node);
+    case "concat":
+      return node.nodes.every(nullable);
+    case "alternation":
+      return node.nodes.some(nullable);
+    case "repeat":
+      return node.min === 0 || nullable(node.node);
+    default:
+      return false;
   }
 }
 
