@@ -136,5 +136,5 @@ function lineAt(content: Uint8Array, offset: number): Uint8Array {
 }
 
 function data(bytes: Uint8Array, isBytes: boolean): SearchData {
-  return isBytes ? { bytes: bytes.slice() } : { text: new TextDecoder().decode(bytes) };
+  return isBytes ? { bytes: bytes.slice() } : { text: new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes) };
 }

@@ -178,7 +178,8 @@ function isBufferStart(starts: readonly number[], offset: number): boolean {
   return false;
 }
 
-const lenient = new TextDecoder();
+// Keeps a U+FEFF that starts a line or a match; only the one opening the file is a byte-order mark.
+const lenient = new TextDecoder("utf-8", { ignoreBOM: true });
 
 // Text for valid UTF-8, else the raw bytes; decided per field, as ripgrep does.
 function searchData(bytes: Uint8Array, lineValid: boolean): SearchData {
