@@ -2,14 +2,14 @@
 import { compareUtf8, type FileSystem } from "../../fs/mod.ts";
 import type { FilesRequest, FilesResult } from "../backend.ts";
 import type { Budget } from "./budget.ts";
-import { utf8Bytes } from "./text.ts";
+import { utf8Length } from "./text.ts";
 import { walk, type WalkedFile } from "./walk.ts";
 
 export async function listFiles(fs: FileSystem, request: FilesRequest, budget: Budget): Promise<FilesResult> {
   const found: WalkedFile[] = [];
   const problems: string[] = [];
   await walk(fs, request, budget, problems, (file) => {
-    budget.spend(utf8Bytes(file.path).length + 1);
+    budget.spend(utf8Length(file.path) + 1);
     found.push(file);
   });
   const sort = request.sort;

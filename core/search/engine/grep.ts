@@ -102,7 +102,6 @@ function bufferFills(data: Uint8Array, nul: number): BufferFills {
 function matchLines(data: Uint8Array, buffer: BufferFills, regex: LineRegex, budget: Budget, path: string): GrepLine[] {
   const out: GrepLine[] = [];
   const { end, starts } = buffer;
-  const allValid = strictUtf8(data.subarray(0, end)) !== undefined;
   const finder = regex.literals ? new LiteralFinder(data, end, regex.literals) : undefined;
   let checked = 0;
   for (let start = 0; start < end; ) {
@@ -117,11 +116,35 @@ function matchLines(data: Uint8Array, buffer: BufferFills, regex: LineRegex, bud
     let stop = data.indexOf(0x0a, start);
     if (stop === -1 || stop >= end) stop = end;
     const terminated = stop < end;
+    if (finder && regex.plain) {
+      // The finder stopped on an occurrence in this line, and the occurrences are the matches.
+      const found = plainMatch(data, start, stop, terminated, regex.plain, finder);
+      budget.spend(estimateJson(found, path));
+      out.push(found);
+      start = stop + 1;
+      continue;
+    }
     const line = data.subarray(start, stop);
-    const valid = allValid || strictUtf8(line) !== undefined;
-    const info: LineInfo = { valid, ascii: regex.needsAscii && isAscii(line) };
-    if (regex.test(line, info)) {
-      const found = lineMatch(data, start, line, terminated, valid, regex, info, isBufferStart(starts, start));
+    // Lines are assumed valid UTF-8 until they match: on an invalid line re2js's matcher can only find
+    // too much, never too little (bytes it may not match aside), so validity is checked for matches only.
+    // A line a literal led to most likely matches, so it goes straight to the submatch search, whose first
+    // answer also says whether the line matches (except for `\A`, which the two judge differently).
+    const bufferStart = isBufferStart(starts, start);
+    const direct = finder !== undefined && !regex.textStart;
+    let info: LineInfo = { valid: true, ascii: regex.needsAscii && isAscii(line) };
+    let first = direct ? regex.find(line, 0, bufferStart, info) : undefined;
+    let matched = direct ? first !== undefined : regex.test(line, info);
+    let text: string | undefined;
+    if (matched || regex.matchesBytes) {
+      text = strictUtf8(data.subarray(start, terminated ? stop + 1 : stop));
+      if (text === undefined) {
+        info = { valid: false, ascii: false };
+        first = direct ? regex.find(line, 0, bufferStart, info) : undefined;
+        matched = direct ? first !== undefined : regex.test(line, info);
+      }
+    }
+    if (matched) {
+      const found = lineMatch(data, start, line, terminated, text, regex, info, bufferStart, first);
       budget.spend(estimateJson(found, path));
       out.push(found);
     }
@@ -139,17 +162,18 @@ function lineMatch(
   start: number,
   line: Uint8Array,
   terminated: boolean,
-  valid: boolean,
+  text: string | undefined,
   regex: LineRegex,
   info: LineInfo,
   bufferStart: boolean,
+  first: [number, number] | undefined,
 ): GrepLine {
   const submatches: GrepSubmatch[] = [];
   const limit = line.length + (terminated ? 1 : 0);
   let pos = 0;
   let lastEnd = -1;
   while (pos <= line.length) {
-    const found = regex.find(line, pos, bufferStart, info);
+    const found = pos === 0 && first ? first : regex.find(line, pos, bufferStart, info);
     if (!found) break;
     const [s, e] = found;
     if (s >= limit) break;
@@ -157,12 +181,12 @@ function lineMatch(
       pos = s + 1;
       continue;
     }
-    submatches.push({ match: searchData(line.subarray(s, e), valid), start: s, end: e });
+    submatches.push({ match: searchData(line.subarray(s, e), text !== undefined), start: s, end: e });
     lastEnd = e;
     pos = e > s ? e : e + 1;
   }
-  const whole = data.subarray(start, start + limit);
-  return { line: searchData(whole, valid), lineNumber: lineNumberAt(data, start), absoluteOffset: start, submatches };
+  const whole: SearchData = text === undefined ? { bytes: data.slice(start, start + limit) } : { text };
+  return { line: whole, lineNumber: lineNumberAt(data, start), absoluteOffset: start, submatches };
 }
 
 function isBufferStart(starts: readonly number[], offset: number): boolean {
@@ -180,6 +204,20 @@ function isBufferStart(starts: readonly number[], offset: number): boolean {
 
 // Keeps a U+FEFF that starts a line or a match; only the one opening the file is a byte-order mark.
 const lenient = new TextDecoder("utf-8", { ignoreBOM: true });
+
+// The match of a plain literal: its non-overlapping occurrences, left to right. A literal is valid UTF-8,
+// so its text is the pattern's whatever the rest of the line holds.
+function plainMatch(data: Uint8Array, start: number, stop: number, terminated: boolean, literal: Uint8Array, finder: LiteralFinder): GrepLine {
+  const end = stop + (terminated ? 1 : 0);
+  const text = strictUtf8(data.subarray(start, end));
+  const match: SearchData = { text: lenient.decode(literal) };
+  const submatches: GrepSubmatch[] = [];
+  for (let at = finder.next(start); at !== -1 && at + literal.length <= stop; at = finder.next(at + literal.length)) {
+    submatches.push({ match, start: at - start, end: at - start + literal.length });
+  }
+  const line: SearchData = text === undefined ? { bytes: data.slice(start, end) } : { text };
+  return { line, lineNumber: lineNumberAt(data, start), absoluteOffset: start, submatches };
+}
 
 // Text for valid UTF-8, else the raw bytes; decided per field, as ripgrep does.
 function searchData(bytes: Uint8Array, lineValid: boolean): SearchData {

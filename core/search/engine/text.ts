@@ -18,6 +18,11 @@ export function byteString(text: string): string {
   return out;
 }
 
+/** The length of `text` in UTF-8 bytes. */
+export function utf8Length(text: string): number {
+  return NON_ASCII.test(text) ? encoder.encode(text).length : text.length;
+}
+
 /** UTF-8 bytes of `text`. */
 export function utf8Bytes(text: string): Uint8Array {
   return encoder.encode(text);

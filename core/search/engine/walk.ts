@@ -22,8 +22,8 @@ interface Frame {
   readonly target: FsTarget;
   /** Output path of the directory; "" for the implicit root, whose entries print without a prefix. */
   readonly out: string;
-  /** Canonical absolute path of the directory, as a byte string, for ignore-file matching. */
-  readonly absBytes: string;
+  /** Canonical absolute path of the directory, for ignore-file matching. */
+  readonly abs: string;
   readonly level: IgnoreLevel | undefined;
   /** Canonical keys of this directory and its ancestors in the walk, for loop detection under `follow`. */
   readonly chain: readonly { readonly key: string; readonly out: string }[];
@@ -93,7 +93,7 @@ class Walker {
     await this.#directory({
       target,
       out: arg ?? "",
-      absBytes: byteString(target.key),
+      abs: target.key,
       level: parents,
       chain: [{ key: target.key, out: arg ?? "./" }],
     });
@@ -128,15 +128,15 @@ class Walker {
       }
       if (type !== "file" && type !== "directory") continue;
       const isDir = type === "directory";
-      const absBytes = `${frame.absBytes === "/" ? "" : frame.absBytes}/${byteString(entry.name)}`;
-      if (!this.#selected(out, absBytes, entry.name, isDir, level)) continue;
+      const abs = `${frame.abs === "/" ? "" : frame.abs}/${entry.name}`;
+      if (!this.#selected(out, abs, entry.name, isDir, level)) continue;
       if (isDir) {
         const ancestor = frame.chain.find((c) => c.key === target.key);
         if (ancestor) {
           this.#problems.push(`File system loop found: ${this.#shown(out)} points to an ancestor ${ancestor.out}`);
           continue;
         }
-        await this.#directory({ target, out, absBytes, level, chain: [...frame.chain, { key: target.key, out: this.#shown(out) }] });
+        await this.#directory({ target, out, abs, level, chain: [...frame.chain, { key: target.key, out: this.#shown(out) }] });
       } else {
         this.#budget.check();
         await this.#onFile({ path: out, target, mtimeMs, explicit: false });
@@ -150,10 +150,10 @@ class Walker {
 
   // Rules W3/W4 and §1.5: overrides decide first; then ignore files; a hidden entry is dropped only when
   // nothing above matched it.
-  #selected(out: string, absBytes: string, name: string, isDir: boolean, level: IgnoreLevel | undefined): boolean {
+  #selected(out: string, abs: string, name: string, isDir: boolean, level: IgnoreLevel | undefined): boolean {
     const verdict = this.#overrides.match(this.#matchPath(out), isDir);
     if (verdict !== undefined) return verdict === "include";
-    const ignored = level ? matchIgnore(level, absBytes, isDir) : undefined;
+    const ignored = level?.anyRules ? matchIgnore(level, byteString(abs), isDir) : undefined;
     if (ignored === "ignore") return false;
     if (ignored === undefined && !(this.#scope.hidden ?? false) && name.startsWith(".")) return false;
     return true;

@@ -151,6 +151,11 @@ export function hasTextStart(node: Node): boolean {
   return some(node, (n) => n.kind === "assertion" && n.assertion === "textStart");
 }
 
+/** True when the tree holds a raw byte from (?-u). */
+export function hasBytes(node: Node): boolean {
+  return some(node, (n) => n.kind === "byte");
+}
+
 function some(node: Node, test: (n: Node) => boolean): boolean {
   if (test(node)) return true;
   switch (node.kind) {

@@ -13,6 +13,30 @@ export function requiredLiterals(node: Node): string[] | undefined {
   return found && found.every((s) => s !== "") ? found : undefined;
 }
 
+/**
+ * The string the pattern is, when it is nothing but literal characters (no classes, no assertions, no
+ * case folding): every occurrence is then a match, and the regex need not run.
+ */
+export function plainLiteral(node: Node): string | undefined {
+  switch (node.kind) {
+    case "literal":
+      return node.fold ? undefined : String.fromCodePoint(node.cp);
+    case "group":
+      return plainLiteral(node.node);
+    case "concat": {
+      let out = "";
+      for (const child of node.nodes) {
+        const part = plainLiteral(child);
+        if (part === undefined) return undefined;
+        out += part;
+      }
+      return out;
+    }
+    default:
+      return undefined;
+  }
+}
+
 // The strings a node matches exactly (it matches one of them and nothing else), when few.
 function exact(node: Node): string[] | undefined {
   switch (node.kind) {

@@ -5,12 +5,15 @@
  *
  * @module
  */
-import { RE2JS } from "re2js";
+import { MatcherInput, type MatcherInputBase, RE2JS } from "re2js";
 import { SearchError } from "../../errors.ts";
-import { emit, hasTextStart, hasUnicodeBoundary } from "./emit.ts";
-import { requiredLiterals } from "./literals.ts";
+import { emit, hasBytes, hasTextStart, hasUnicodeBoundary } from "./emit.ts";
+import { plainLiteral, requiredLiterals } from "./literals.ts";
 import { parseRegex, RegexError, RegexRefusal } from "./parse.ts";
 import { PikeVm } from "./vm.ts";
+
+// re2js's anchor code for a search that may start anywhere.
+const UNANCHORED = 0;
 
 /** What the caller knows about a line, so the matcher can pick re2js's matcher or the VM. */
 export interface LineInfo {
@@ -24,8 +27,14 @@ export interface LineInfo {
 export interface LineRegex {
   /** Whether `find` and `test` need `LineInfo.ascii`. */
   readonly needsAscii: boolean;
+  /** The pattern holds raw (?-u) bytes, which only match lines that are not valid UTF-8. */
+  readonly matchesBytes: boolean;
+  /** The pattern holds `\A`, which `test` and `find` treat differently. */
+  readonly textStart: boolean;
   /** UTF-8 strings one of which every match contains, when known. */
   readonly literals: readonly Uint8Array[] | undefined;
+  /** Set when the pattern is exactly this string: its occurrences are the matches. */
+  readonly plain: Uint8Array | undefined;
   /** Whether the line matches at all, as ripgrep decides it (`\A` holds at the start of every line). */
   test(line: Uint8Array, info: LineInfo): boolean;
   /**
@@ -56,26 +65,37 @@ export function compileRegex(pattern: string): LineRegex {
   const fastSource = emit(node, "fast");
   const fast = fastSource === undefined ? undefined : compile(fastSource);
   const vm = new PikeVm(compile(emit(node, "vm") as string));
-  const matcher = fast?.matcher(new Uint8Array(0));
+  // re2js's RE2 object directly: its public matcher re-checks and re-wraps the input on every call.
+  const re2 = fast?.re2();
+  let inputLine: Uint8Array | undefined;
+  let input: MatcherInputBase | undefined;
   const needsAscii = hasUnicodeBoundary(node);
   const textStart = hasTextStart(node);
   const encoder = new TextEncoder();
   const literals = requiredLiterals(node)?.map((s) => encoder.encode(s));
+  const plainText = plainLiteral(node);
 
   const fastFits = (line: Uint8Array, from: number, info: LineInfo) =>
     info.valid && (!needsAscii || info.ascii) && (from === 0 || from >= line.length || ((line[from] as number) & 0xc0) !== 0x80);
 
   return {
     needsAscii,
+    textStart,
+    matchesBytes: hasBytes(node),
     literals,
+    plain: plainText ? encoder.encode(plainText) : undefined,
     test(line, info) {
-      if (fast && fastFits(line, 0, info)) return fast.test(line);
+      if (re2 && fastFits(line, 0, info)) return re2.matchUTF8(line);
       return vm.find(line, 0, true) !== undefined;
     },
     find(line, from, bufferStart, info) {
-      if (matcher && fastFits(line, from, info) && (bufferStart || !textStart)) {
-        matcher.resetMatcherInput(line);
-        return matcher.find(from) ? [matcher.start(), matcher.end()] : undefined;
+      if (re2 && fastFits(line, from, info) && (bufferStart || !textStart)) {
+        if (line !== inputLine) {
+          inputLine = line;
+          input = MatcherInput.utf8(line);
+        }
+        const [found, groups] = re2.matchMachineInput(input, from, line.length, UNANCHORED, 1) as [boolean, number[] | null];
+        return found && groups ? [groups[0] as number, groups[1] as number] : undefined;
       }
       return vm.find(line, from, bufferStart);
     },
