@@ -88,6 +88,15 @@ describe("budgets", () => {
   });
 });
 
+describe("errors", () => {
+  test("a malformed glob is reported before a malformed pattern, as ripgrep does", async () => {
+    const error = await engine({})
+      .grep({ cwd: "/w", pattern: "(", globs: [{ glob: "[z-a]" }] })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: "SEARCH_INVALID_PATTERN", message: "error parsing glob '[z-a]': invalid range; 'z' > 'a'" });
+  });
+});
+
 describe("path arguments", () => {
   test("a missing path is a problem; the other paths are still searched", async () => {
     const result = await engine({ "a.txt": "x\n" }).files({ cwd: "/w", paths: ["nope", "a.txt"] });

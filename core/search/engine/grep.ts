@@ -4,17 +4,21 @@ import type { FileSystem } from "../../fs/mod.ts";
 import type { GrepFile, GrepLine, GrepRequest, GrepResult, GrepSubmatch, SearchData } from "../backend.ts";
 import type { Budget } from "./budget.ts";
 import { compileRegex, type LineInfo, type LineRegex } from "./regex/mod.ts";
-import { strictUtf8, utf8Bytes } from "./text.ts";
+import { errorMessage, strictUtf8, utf8Bytes } from "./text.ts";
+import { compileOverrides } from "./overrides.ts";
 import { walk, type WalkedFile } from "./walk.ts";
 
 export async function searchTree(fs: FileSystem, request: GrepRequest, budget: Budget): Promise<GrepResult> {
+  // ripgrep reports a malformed glob before a malformed pattern.
+  const overrides = compileOverrides(request.globs);
   const regex = compileRegex(request.pattern);
   const files: GrepFile[] = [];
   const problems: string[] = [];
-  await walk(fs, request, budget, problems, async (file) => {
+  const search = async (file: WalkedFile) => {
     const found = await searchFile(fs, file, regex, budget, problems);
     if (found) files.push(found);
-  });
+  };
+  await walk(fs, request, budget, problems, search, overrides);
   return { files, problems };
 }
 
@@ -27,7 +31,7 @@ async function searchFile(fs: FileSystem, file: WalkedFile, regex: LineRegex, bu
     bytes = (await fs.readBytes(file.target, { maxBytes: Number.MAX_SAFE_INTEGER, signal: budget.signal })).bytes;
   } catch (error) {
     if (budget.signal?.aborted) throw error;
-    problems.push(`${file.path}: ${error instanceof Error ? error.message : String(error)}`);
+    problems.push(`${file.path}: ${errorMessage(error)}`);
     return undefined;
   }
   const data = decodeForSearch(bytes);

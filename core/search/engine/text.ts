@@ -50,3 +50,24 @@ export function trimEndWhiteSpace(text: string): string {
   while (end > 0 && WHITE_SPACE.has(text.charCodeAt(end - 1))) end--;
   return text.slice(0, end);
 }
+
+/** The message of a caught value, for a problem line. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The runs of set members (non-zero entries) of a membership table, as inclusive [lo, hi] pairs. */
+export function memberRuns(members: Uint8Array): [number, number][] {
+  const runs: [number, number][] = [];
+  for (let lo = 0; lo < members.length; ) {
+    if (!members[lo]) {
+      lo++;
+      continue;
+    }
+    let hi = lo;
+    while (hi + 1 < members.length && members[hi + 1]) hi++;
+    runs.push([lo, hi]);
+    lo = hi + 1;
+  }
+  return runs;
+}

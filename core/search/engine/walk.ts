@@ -1,12 +1,11 @@
 // The tree walk shared by `files` and `grep` (rules W1-W6, and §1.3/§1.5/§2 of the research spec): which
 // entries ripgrep visits, under which path, in which order.
 import type { FileSystem, FsDirEntry, FsTarget } from "../../fs/mod.ts";
-import { isFsError } from "../../fs/mod.ts";
 import type { SearchScope } from "../backend.ts";
 import type { Budget } from "./budget.ts";
 import { ancestorLevels, childLevel, type IgnoreLevel, matchIgnore } from "./ignore.ts";
 import { compileOverrides, type Overrides } from "./overrides.ts";
-import { byteString } from "./text.ts";
+import { byteString, errorMessage } from "./text.ts";
 
 /** A file the walk selected. */
 export interface WalkedFile {
@@ -39,8 +38,9 @@ export async function walk(
   budget: Budget,
   problems: string[],
   onFile: (file: WalkedFile) => void | Promise<void>,
+  overrides: Overrides = compileOverrides(scope.globs),
 ): Promise<void> {
-  const walker = new Walker(fs, scope, budget, problems, onFile);
+  const walker = new Walker(fs, scope, budget, problems, onFile, overrides);
   const paths = scope.paths;
   if (paths === undefined || paths.length === 0) {
     await walker.root(undefined, paths?.length ?? 0);
@@ -60,13 +60,20 @@ class Walker {
   // The current root is the implicit one: ripgrep walks it as `./` and names paths that way in messages.
   #implicit = true;
 
-  constructor(fs: FileSystem, scope: SearchScope, budget: Budget, problems: string[], onFile: (file: WalkedFile) => void | Promise<void>) {
+  constructor(
+    fs: FileSystem,
+    scope: SearchScope,
+    budget: Budget,
+    problems: string[],
+    onFile: (file: WalkedFile) => void | Promise<void>,
+    overrides: Overrides,
+  ) {
     this.#fs = fs;
     this.#scope = scope;
     this.#budget = budget;
     this.#problems = problems;
     this.#onFile = onFile;
-    this.#overrides = compileOverrides(scope.globs);
+    this.#overrides = overrides;
     this.#cwdBytes = byteString(scope.cwd);
   }
 
@@ -107,10 +114,11 @@ class Walker {
       entries = await this.#fs.listDir(frame.target, { signal });
     } catch (error) {
       if (signal?.aborted) this.#budget.check();
-      this.#problems.push(`${frame.out === "" ? "." : frame.out}: ${describe(error)}`);
+      this.#problems.push(`${frame.out === "" ? "." : frame.out}: ${errorMessage(error)}`);
       return;
     }
-    const level = this.#scope.noIgnore ? undefined : await childLevel(this.#fs, frame.target.key, entries, frame.level, signal);
+    // Ignore rules match the path as walked (through a followed link, not its target), as ripgrep's do.
+    const level = this.#scope.noIgnore ? undefined : await childLevel(this.#fs, frame.abs, entries, frame.level, signal);
     for (const entry of entries) {
       let type = entry.type;
       let target = entry.target;
@@ -177,11 +185,6 @@ function joinOut(dir: string, name: string): string {
   return dir.endsWith("/") ? `${dir}${name}` : `${dir}/${name}`;
 }
 
-
-function describe(error: unknown): string {
-  if (isFsError(error)) return error.message;
-  return error instanceof Error ? error.message : String(error);
-}
 
 function rethrowAbort(signal: AbortSignal | undefined): (error: unknown) => undefined {
   return (error) => {

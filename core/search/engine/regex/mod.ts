@@ -7,6 +7,7 @@
  */
 import { MatcherInput, type MatcherInputBase, RE2JS } from "re2js";
 import { SearchError } from "../../errors.ts";
+import { errorMessage } from "../text.ts";
 import { emit, hasBytes, hasTextStart, hasUnicodeBoundary } from "./emit.ts";
 import { plainLiteral, requiredLiterals } from "./literals.ts";
 import { parseRegex, RegexError, RegexRefusal } from "./parse.ts";
@@ -58,7 +59,7 @@ export function compileRegex(pattern: string): LineRegex {
     try {
       return RE2JS.compile(source);
     } catch (cause) {
-      const reason = `the pattern is too large or complex for the search engine (${cause instanceof Error ? cause.message : String(cause)})`;
+      const reason = `the pattern is too large or complex for the search engine (${errorMessage(cause)})`;
       throw invalid(pattern, new RegexRefusal(reason, 0, wrapped.length));
     }
   };
