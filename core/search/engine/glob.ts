@@ -3,6 +3,7 @@
 // matches bytes, not characters, so `?` and classes see a multi-byte character as several units; matching
 // the byte string reproduces that exactly. docs/notes/0003-search-engine.md explains why this is written by
 // hand rather than taken from picomatch.
+import { memberRuns } from "./text.ts";
 
 /** A glob that does not parse; `message` is globset's wording for the reason. */
 export class GlobSyntaxError extends Error {
@@ -273,16 +274,6 @@ function classAtom(negated: boolean, ranges: readonly (readonly [string, string]
   if (fold) {
     for (let byte = 0; byte < 128; byte++) if (members[byte] && isAsciiLetter(byte)) members[byte ^ 0x20] = 1;
   }
-  let body = "";
-  for (let lo = 0; lo < 256; ) {
-    if (!members[lo]) {
-      lo++;
-      continue;
-    }
-    let hi = lo;
-    while (hi + 1 < 256 && members[hi + 1]) hi++;
-    body += lo === hi ? hex(lo) : `${hex(lo)}-${hex(hi)}`;
-    lo = hi + 1;
-  }
-  return `[${negated ? "^" : ""}${body}]`;
+  const body = memberRuns(members).map(([lo, hi]) => (lo === hi ? hex(lo) : `${hex(lo)}-${hex(hi)}`));
+  return `[${negated ? "^" : ""}${body.join("")}]`;
 }

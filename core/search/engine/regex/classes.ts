@@ -3,6 +3,7 @@
 // classes stay ASCII as in ripgrep, and a union that needs a complement of a complement is refused
 // rather than approximated.
 import type { ClassItem, Node } from "./ast.ts";
+import { memberRuns } from "../text.ts";
 import { resolveProperty } from "./properties.ts";
 
 export interface ClassPart {
@@ -152,16 +153,5 @@ function asciiClass(node: ClassNode, refuse: (reason: string) => Error): string[
       if (members[c] || members[c + 0x20]) members[c] = members[c + 0x20] = 1;
     }
   }
-  const atoms: string[] = [];
-  for (let lo = 0; lo < 128; ) {
-    if (!members[lo]) {
-      lo++;
-      continue;
-    }
-    let hi = lo;
-    while (hi + 1 < 128 && members[hi + 1]) hi++;
-    atoms.push(rangeAtom(lo, hi));
-    lo = hi + 1;
-  }
-  return atoms;
+  return rangesAtoms(memberRuns(members));
 }

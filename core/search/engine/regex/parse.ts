@@ -49,6 +49,15 @@ export function parseRegex(pattern: string): { readonly node: Node; readonly wra
 }
 
 const META_ESCAPES = new Set(Array.from("\\.+*?()|[]{}^$#&-~"));
+
+// Escapes that are zero-width assertions, besides `\b` (whose `{…}` forms are parsed separately).
+const ESCAPED_ASSERTIONS: Readonly<Record<string, AssertionKind>> = {
+  B: "notBoundary",
+  A: "textStart",
+  z: "textEnd",
+  "<": "wordStart",
+  ">": "wordEnd",
+};
 const MAX_REPEAT = 1000;
 
 class Parser {
@@ -278,26 +287,11 @@ class Parser {
       throw new RegexError("incomplete escape sequence, reached end of pattern prematurely", start, start + 1);
     }
     const ch = String.fromCodePoint(c);
-    const assertion = (kind: AssertionKind): Node => ({ kind: "assertion", assertion: kind, unicode: flags.u });
-    switch (ch) {
-      case "b":
-        this.#pos++;
-        return assertion(this.#specialBoundary() ?? "boundary");
-      case "B":
-        this.#pos++;
-        return assertion("notBoundary");
-      case "A":
-        this.#pos++;
-        return assertion("textStart");
-      case "z":
-        this.#pos++;
-        return assertion("textEnd");
-      case "<":
-        this.#pos++;
-        return assertion("wordStart");
-      case ">":
-        this.#pos++;
-        return assertion("wordEnd");
+    const kind = ch === "b" ? "boundary" : ESCAPED_ASSERTIONS[ch];
+    if (kind !== undefined) {
+      this.#pos++;
+      const assertion = kind === "boundary" ? (this.#specialBoundary() ?? kind) : kind;
+      return { kind: "assertion", assertion, unicode: flags.u };
     }
     const item = this.#escapeValue(flags, start, false);
     if (typeof item === "number") return this.#literal(item, flags);
@@ -368,7 +362,7 @@ class Parser {
       case "a":
         return 0x07;
     }
-    if (inClass && "bBAz<>".includes(ch)) {
+    if (inClass && (ch === "b" || ESCAPED_ASSERTIONS[ch] !== undefined)) {
       throw new RegexError("invalid escape sequence found in character class", start, this.#pos);
     }
     if (META_ESCAPES.has(ch) || (c < 0x80 && !/[0-9A-Za-z<>]/.test(ch))) return c;
