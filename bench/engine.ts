@@ -113,7 +113,16 @@ try {
   );
 
   // 2. grep over about 20 MB.
-  const words = Array.from({ length: 5000 }, (_, i) => (i === 0 ? "the" : i === 4999 ? "zzqxv" : `w${i.toString(36)}${"aeiou"[i % 5]}ng`));
+  // Words built from common English syllables, so byte frequencies look like prose; every seventh ends in
+  // "ing". The rarest word is one no other word resembles.
+  const syllables = ["an", "in", "re", "er", "on", "at", "en", "ti", "es", "or", "te", "of", "ed", "is", "al", "ar", "st", "to", "se", "ha", "ou", "le", "ve", "co", "me", "de", "hi", "ri", "ro", "ic", "ne", "ea", "ra", "ce", "li", "ch", "ll", "be", "ma", "si", "om", "ur"];
+  const words = Array.from({ length: 5000 }, (_, i) => {
+    if (i === 0) return "the";
+    if (i === 4999) return "zzqxv";
+    const parts = [syllables[i % syllables.length], syllables[Math.floor(i / syllables.length) % syllables.length]];
+    if (i % 3 === 0) parts.push(syllables[(i * 7) % syllables.length]);
+    return `${parts.join("")}${i % 7 === 0 ? "ing" : ""}`;
+  });
   const zipf = words.map((_, i) => 1 / (i + 1));
   const total = zipf.reduce((a, b) => a + b, 0);
   const cumulative: number[] = [];
