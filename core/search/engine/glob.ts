@@ -3,6 +3,7 @@
 // matches bytes, not characters, so `?` and classes see a multi-byte character as several units; matching
 // the byte string reproduces that exactly. docs/notes/0003-search-engine.md explains why this is written by
 // hand rather than taken from picomatch.
+import { encodeUtf8 } from "../../text/mod.ts";
 import { memberRuns } from "./text.ts";
 
 /** A glob that does not parse; `message` is globset's wording for the reason. */
@@ -203,7 +204,7 @@ function emit(tokens: readonly Token[], fold: boolean): string {
   for (const token of tokens) {
     switch (token.kind) {
       case "literal":
-        for (const byte of utf8Of(token.char)) out += byteAtom(byte, fold);
+        for (const byte of encodeUtf8(token.char)) out += byteAtom(byte, fold);
         break;
       case "any":
         out += "[^/]";
@@ -234,12 +235,6 @@ function emit(tokens: readonly Token[], fold: boolean): string {
   return out;
 }
 
-const encoder = new TextEncoder();
-
-function utf8Of(char: string): Uint8Array {
-  return encoder.encode(char);
-}
-
 function hex(byte: number): string {
   return `\\x${byte.toString(16).padStart(2, "0")}`;
 }
@@ -261,8 +256,8 @@ function classAtom(negated: boolean, ranges: readonly (readonly [string, string]
     for (let b = lo; b <= hi; b++) members[b] = 1;
   };
   for (const [start, end] of ranges) {
-    const a = utf8Of(start);
-    const b = utf8Of(end);
+    const a = encodeUtf8(start);
+    const b = encodeUtf8(end);
     if (start === end) {
       for (const byte of a) add(byte, byte);
       continue;

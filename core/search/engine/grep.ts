@@ -1,11 +1,12 @@
 // `rg --json -e PATTERN`: which files ripgrep searches, how it decodes and splits them, and the match
 // events it prints (rules R-D1, R-B1, R-L1, R-M1..R-M4, R-J1).
 import type { FileSystem } from "../../fs/mod.ts";
+import { detectBom, encodeUtf8 } from "../../text/mod.ts";
 import type { GrepFile, GrepLine, GrepRequest, GrepResult, GrepSubmatch, SearchData } from "../backend.ts";
 import type { Budget } from "./budget.ts";
-import { compileRegex, type LineInfo, type LineRegex } from "./regex/mod.ts";
-import { errorMessage, strictUtf8, utf8Bytes } from "./text.ts";
 import { compileOverrides } from "./overrides.ts";
+import { compileRegex, type LineInfo, type LineRegex } from "./regex/mod.ts";
+import { errorMessage, strictUtf8 } from "./text.ts";
 import { walk, type WalkedFile } from "./walk.ts";
 
 export async function searchTree(fs: FileSystem, request: GrepRequest, budget: Budget): Promise<GrepResult> {
@@ -55,17 +56,16 @@ async function searchFile(fs: FileSystem, file: WalkedFile, regex: LineRegex, bu
  * R-D1: a UTF-8 byte-order mark is dropped; a UTF-16 one (either order) means the rest is transcoded to
  * UTF-8, lone surrogates becoming U+FFFD. Offsets then refer to these bytes.
  */
-export function decodeForSearch(bytes: Uint8Array): Uint8Array {
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return bytes.subarray(3);
-  const le = bytes[0] === 0xff && bytes[1] === 0xfe;
-  const be = bytes[0] === 0xfe && bytes[1] === 0xff;
-  if (!le && !be) return bytes;
+function decodeForSearch(bytes: Uint8Array): Uint8Array {
+  const bom = detectBom(bytes);
+  if (bom === undefined) return bytes;
+  if (bom === "utf-8") return bytes.subarray(3);
   let units = bytes.subarray(2);
-  if (be) {
+  if (bom === "utf-16be") {
     units = units.slice();
     for (let i = 0; i + 1 < units.length; i += 2) [units[i], units[i + 1]] = [units[i + 1] as number, units[i] as number];
   }
-  return utf8Bytes(new TextDecoder("utf-16le", { ignoreBOM: true }).decode(units));
+  return encodeUtf8(new TextDecoder("utf-16le", { ignoreBOM: true }).decode(units));
 }
 
 /** How ripgrep's line buffer went through a walked file. */
@@ -312,7 +312,7 @@ class LiteralFinder {
 }
 
 // Bytes ordered from most to least common in source code and prose; a literal is searched by its rarest.
-const COMMON = utf8Bytes(" etaoinsrhldcumfpgwybvkxjqz_.,;:()=\"'/-{}[]<>0123456789ETAOINSRHLDCUMFPGWYBVKXJQZ\t");
+const COMMON = encodeUtf8(" etaoinsrhldcumfpgwybvkxjqz_.,;:()=\"'/-{}[]<>0123456789ETAOINSRHLDCUMFPGWYBVKXJQZ\t");
 
 function rarestByte(literal: Uint8Array): number {
   let pick = 0;

@@ -1,6 +1,6 @@
 // Small byte and text helpers the engine needs in its hot paths.
+import { encodeUtf8 } from "../../text/mod.ts";
 
-const encoder = new TextEncoder();
 const strictDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const NON_ASCII = /[^\x00-\x7f]/;
 
@@ -10,7 +10,7 @@ const NON_ASCII = /[^\x00-\x7f]/;
  */
 export function byteString(text: string): string {
   if (!NON_ASCII.test(text)) return text;
-  const bytes = encoder.encode(text);
+  const bytes = encodeUtf8(text);
   let out = "";
   for (let i = 0; i < bytes.length; i += 4096) {
     out += String.fromCharCode(...bytes.subarray(i, i + 4096));
@@ -20,12 +20,7 @@ export function byteString(text: string): string {
 
 /** The length of `text` in UTF-8 bytes. */
 export function utf8Length(text: string): number {
-  return NON_ASCII.test(text) ? encoder.encode(text).length : text.length;
-}
-
-/** UTF-8 bytes of `text`. */
-export function utf8Bytes(text: string): Uint8Array {
-  return encoder.encode(text);
+  return NON_ASCII.test(text) ? encodeUtf8(text).length : text.length;
 }
 
 /** The text of valid UTF-8 bytes, or undefined when they are not valid UTF-8. */

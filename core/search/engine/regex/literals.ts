@@ -1,5 +1,6 @@
 // Literal strings a match must contain, so the grep loop can skip to lines holding one of them with a fast
 // byte search instead of running the regex on every line (ripgrep does the same with its inner literals).
+import { encodeUtf8 } from "../../../text/mod.ts";
 import type { Node } from "./ast.ts";
 
 const MAX_SET = 16;
@@ -147,7 +148,7 @@ function best(candidates: string[][]): string[] | undefined {
   let score = -1;
   for (const set of candidates) {
     if (set.some((s) => s === "")) continue;
-    const shortest = Math.min(...set.map((s) => new TextEncoder().encode(s).length));
+    const shortest = Math.min(...set.map((s) => encodeUtf8(s).length));
     const value = shortest * 100 - set.length;
     if (value > score) {
       score = value;

@@ -6,6 +6,7 @@
  * @module
  */
 import { MatcherInput, type MatcherInputBase, RE2JS } from "re2js";
+import { encodeUtf8 } from "../../../text/mod.ts";
 import { SearchError } from "../../errors.ts";
 import { errorMessage } from "../text.ts";
 import { emit, hasBytes, hasTextStart, hasUnicodeBoundary } from "./emit.ts";
@@ -72,8 +73,7 @@ export function compileRegex(pattern: string): LineRegex {
   let input: MatcherInputBase | undefined;
   const needsAscii = hasUnicodeBoundary(node);
   const textStart = hasTextStart(node);
-  const encoder = new TextEncoder();
-  const literals = requiredLiterals(node)?.map((s) => encoder.encode(s));
+  const literals = requiredLiterals(node)?.map((s) => encodeUtf8(s));
   const plainText = plainLiteral(node);
 
   const fastFits = (line: Uint8Array, from: number, info: LineInfo) =>
@@ -84,7 +84,7 @@ export function compileRegex(pattern: string): LineRegex {
     textStart,
     matchesBytes: hasBytes(node),
     literals,
-    plain: plainText ? encoder.encode(plainText) : undefined,
+    plain: plainText ? encodeUtf8(plainText) : undefined,
     test(line, info) {
       if (re2 && fastFits(line, 0, info)) return re2.matchUTF8(line);
       return vm.find(line, 0, true) !== undefined;
