@@ -113,6 +113,15 @@ describe("path arguments", () => {
     expect((await backend.files({ cwd: "/w", paths: ["d", "d"] })).paths).toEqual(["d/x.txt", "d/x.txt"]);
   });
 
+  test("several roots: a path sort keeps their order, a reversed one sorts all paths as Rust orders them", async () => {
+    const names = ["z.txt", "a/c.txt", "m.txt", "d/q.txt", "B.txt", "a-c/x", "a.txt", "d/b.txt"];
+    const backend = engine(Object.fromEntries(names.map((n) => [n, "x\n"])));
+    const list = async (paths: string[], reverse: boolean) => (await backend.files({ cwd: "/w", paths, sort: { by: "path", reverse } })).paths;
+    expect(await list(["a-c", "a"], false)).toEqual(["a-c/x", "a/c.txt"]);
+    expect(await list(["./d", "a"], true)).toEqual(["a/c.txt", "./d/q.txt", "./d/b.txt"]);
+    expect(await list(["."], true)).toEqual(["./z.txt", "./m.txt", "./d/q.txt", "./d/b.txt", "./a.txt", "./a-c/x", "./a/c.txt", "./B.txt"]);
+  });
+
   test("anchored globs see absolute paths relative to the cwd", async () => {
     const backend = engine({ "src/x.ts": "x\n" });
     expect((await backend.files({ cwd: "/w", paths: ["/w/src"], globs: [{ glob: "src/*.ts" }] })).paths).toEqual(["/w/src/x.ts"]);
