@@ -1,7 +1,8 @@
 // Generated differential tests: the search engine over a memfs volume against the real ripgrep binary over
 // the same tree on disk. Random trees (names with dots, brackets, spaces, commas, braces, non-ASCII; nested
-// directories; modification times one second apart), random globs (some malformed) and random regexes,
-// plus fixed corpora of tricky patterns and bytes.
+// directories; modification times one second apart), random globs (some malformed), random ignore files
+// and random regexes, plus fixed corpora of tricky patterns and bytes. It also checks the expectations of
+// the conformance suite's differential cases against the binary itself.
 //
 // Node only (it spawns rg). The seed is fixed so CI sees the same cases every run; for a longer local run:
 //
@@ -10,7 +11,7 @@
 // TOOLFS_PROPERTY_SEED picks the first tree (each run uses seed + index); TOOLFS_PROPERTY_RUNS is the number
 // of trees (default 30). A failure names the seed of the tree that produced it.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { rgPath } from "@vscode/ripgrep";
@@ -18,6 +19,7 @@ import { Volume } from "memfs";
 import { afterAll, describe, expect, test } from "vitest";
 import { createMemoryProvider } from "../adapters/memory/mod.ts";
 import { createEngineBackend, type GlobArg, type GrepResult, isSearchError, type SearchBackend } from "../core/mod.ts";
+import { type DifferentialCase, differentialCases, expectedGrepFiles, fixtureBytes } from "../fixtures/mod.ts";
 
 const SEED = Number(process.env.TOOLFS_PROPERTY_SEED ?? 20_240_601);
 const RUNS = Number(process.env.TOOLFS_PROPERTY_RUNS ?? 30);
@@ -156,6 +158,75 @@ async function compareGrep(m: Materialized, pattern: string, globs: GlobArg[] = 
     return want.status === 2 ? {} : { difference: `${label}: engine failed (${error.message}), rg exited ${want.status}` };
   }
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// The differential cases' own expectations, against the binary they were taken from.
+
+/** rg's match events in the research spec's notation: `path: L<n>@<offset>[start-end,…]`, `B` for bytes. */
+function rgCompact(stdout: string): string {
+  const files = new Map<string, string[]>();
+  const binary = new Map<string, number>();
+  for (const line of stdout.split("\n")) {
+    if (!line) continue;
+    const { type, data } = JSON.parse(line);
+    if (type === "match") {
+      const spans = data.submatches.map((m: { start: number; end: number; match: { bytes?: string } }) => `${m.start}-${m.end}${m.match.bytes === undefined ? "" : "B"}`);
+      const entry = `L${data.line_number}@${data.absolute_offset}${data.lines.bytes === undefined ? "" : "B"}[${spans.join(",")}]`;
+      (files.get(data.path.text) ?? files.set(data.path.text, []).get(data.path.text))?.push(entry);
+    }
+    if (type === "end" && data.binary_offset !== null) binary.set(data.path.text, data.binary_offset);
+  }
+  return [...files.keys()].sort().map((p) => `${p}: ${(files.get(p) ?? []).join(" ")}${binary.has(p) ? ` bin=${binary.get(p)}` : ""}`).join("\n");
+}
+
+function rgArgs(c: DifferentialCase): string[] {
+  const r = c.request;
+  const args = c.kind === "files" ? ["--files"] : ["--json", "-e", c.request.pattern];
+  if (r.hidden) args.push("--hidden");
+  if (r.noIgnore) args.push("--no-ignore");
+  if (r.follow) args.push("-L");
+  if (c.kind === "files" && c.request.sort) args.push(`--${c.request.sort.reverse ? "sortr" : "sort"}=${c.request.sort.by}`);
+  args.push(...globArgs(r.globs ?? []), "--no-ignore-global");
+  if (r.paths) args.push("--", ...r.paths);
+  return args;
+}
+
+describe("the differential cases hold for the rg binary", () => {
+  test(`${differentialCases.length} cases`, () => {
+    const failures: string[] = [];
+    for (const c of differentialCases) {
+      const root = join(scratch, `case-${c.id}`);
+      const base = c.setup.at ? join(root, c.setup.at) : root;
+      mkdirSync(base, { recursive: true });
+      for (const file of c.setup.tree.files) {
+        mkdirSync(dirname(join(base, file.path)), { recursive: true });
+        writeFileSync(join(base, file.path), fixtureBytes(file));
+        if (file.mtimeMs !== undefined) utimesSync(join(base, file.path), file.mtimeMs / 1000, file.mtimeMs / 1000);
+      }
+      for (const dir of c.setup.tree.directories ?? []) mkdirSync(join(base, dir), { recursive: true });
+      for (const link of c.setup.symlinks ?? []) symlinkSync(link.target, join(base, link.path));
+      const out = rg(c.setup.cwd ? join(root, c.setup.cwd) : root, rgArgs(c));
+      let got: string;
+      let want: string;
+      if (c.error !== undefined) {
+        got = `${out.status} ${out.stderr.includes(c.error)}`;
+        want = "2 true";
+      } else if (c.kind === "files") {
+        const paths = out.stdout.split("\n").filter(Boolean);
+        got = JSON.stringify(c.ordered ? paths : paths.sort());
+        want = JSON.stringify(c.ordered ? c.paths : [...(c.paths ?? [])].sort());
+        if (!(c.problems ?? []).every((p) => out.stderr.includes(p))) got += ` stderr ${out.stderr}`;
+      } else {
+        got = rgCompact(out.stdout);
+        want = expectedGrepFiles(c.events ?? "")
+          .map((f) => `${f.path}: ${f.lines.map((l) => `L${l.lineNumber}@${l.absoluteOffset}${l.lineIsBytes ? "B" : ""}[${l.submatches.map((m) => `${m.start}-${m.end}${m.isBytes ? "B" : ""}`).join(",")}]`).join(" ")}${f.binaryOffset === undefined ? "" : ` bin=${f.binaryOffset}`}`)
+          .join("\n");
+      }
+      if (out.status !== c.exit || got !== want) failures.push(`${c.id} ${c.command}: exit ${out.status}\n  rg:       ${got}\n  expected: ${want}`);
+    }
+    expect(failures).toEqual([]);
+  });
+});
 
 // ---------------------------------------------------------------------------------------------------------
 // Random trees and globs.
