@@ -103,8 +103,13 @@ async function compareFiles(m: Materialized, globs: GlobArg[], hidden: boolean):
   return undefined;
 }
 
-/** `path: L<n>@<offset><B>[spans]` per file in path order, from rg's JSON. */
-function rgEvents(stdout: string): string {
+/**
+ * rg's match events per file in path order: `path: L<n>@<offset>[start-end,…]`, `B` marking a bytes field.
+ * With `contents`, the line and match data themselves follow their markers (text quoted, bytes as base64).
+ */
+function rgEvents(stdout: string, contents = true): string {
+  const data = (d: { text?: string; bytes?: string }) =>
+    d.bytes === undefined ? (contents ? JSON.stringify(d.text) : "") : `B${contents ? d.bytes : ""}`;
   const files = new Map<string, string[]>();
   const binary = new Map<string, number>();
   for (const line of stdout.split("\n")) {
@@ -113,10 +118,9 @@ function rgEvents(stdout: string): string {
     const path = event.data?.path?.text;
     if (event.type === "match") {
       const subs = event.data.submatches.map((s: { start: number; end: number; match: { bytes?: string; text?: string } }) =>
-        `${s.start}-${s.end}${s.match.bytes === undefined ? `=${JSON.stringify(s.match.text)}` : `B${s.match.bytes}`}`,
+        `${s.start}-${s.end}${contents && s.match.bytes === undefined ? "=" : ""}${data(s.match)}`,
       );
-      const text = event.data.lines.bytes === undefined ? JSON.stringify(event.data.lines.text) : `B${event.data.lines.bytes}`;
-      (files.get(path) ?? files.set(path, []).get(path))?.push(`L${event.data.line_number}@${event.data.absolute_offset}${text}[${subs.join(",")}]`);
+      (files.get(path) ?? files.set(path, []).get(path))?.push(`L${event.data.line_number}@${event.data.absolute_offset}${data(event.data.lines)}[${subs.join(",")}]`);
     }
     if (event.type === "end" && event.data.binary_offset !== null) binary.set(path, event.data.binary_offset);
   }
@@ -162,23 +166,6 @@ async function compareGrep(m: Materialized, pattern: string, globs: GlobArg[] = 
 // ---------------------------------------------------------------------------------------------------------
 // The differential cases' own expectations, against the binary they were taken from.
 
-/** rg's match events in the research spec's notation: `path: L<n>@<offset>[start-end,…]`, `B` for bytes. */
-function rgCompact(stdout: string): string {
-  const files = new Map<string, string[]>();
-  const binary = new Map<string, number>();
-  for (const line of stdout.split("\n")) {
-    if (!line) continue;
-    const { type, data } = JSON.parse(line);
-    if (type === "match") {
-      const spans = data.submatches.map((m: { start: number; end: number; match: { bytes?: string } }) => `${m.start}-${m.end}${m.match.bytes === undefined ? "" : "B"}`);
-      const entry = `L${data.line_number}@${data.absolute_offset}${data.lines.bytes === undefined ? "" : "B"}[${spans.join(",")}]`;
-      (files.get(data.path.text) ?? files.set(data.path.text, []).get(data.path.text))?.push(entry);
-    }
-    if (type === "end" && data.binary_offset !== null) binary.set(data.path.text, data.binary_offset);
-  }
-  return [...files.keys()].sort().map((p) => `${p}: ${(files.get(p) ?? []).join(" ")}${binary.has(p) ? ` bin=${binary.get(p)}` : ""}`).join("\n");
-}
-
 function rgArgs(c: DifferentialCase): string[] {
   const r = c.request;
   const args = c.kind === "files" ? ["--files"] : ["--json", "-e", c.request.pattern];
@@ -217,7 +204,7 @@ describe("the differential cases hold for the rg binary", () => {
         want = JSON.stringify(c.ordered ? c.paths : [...(c.paths ?? [])].sort());
         if (!(c.problems ?? []).every((p) => out.stderr.includes(p))) got += ` stderr ${out.stderr}`;
       } else {
-        got = rgCompact(out.stdout);
+        got = rgEvents(out.stdout, false);
         want = expectedGrepFiles(c.events ?? "")
           .map((f) => `${f.path}: ${f.lines.map((l) => `L${l.lineNumber}@${l.absoluteOffset}${l.lineIsBytes ? "B" : ""}[${l.submatches.map((m) => `${m.start}-${m.end}${m.isBytes ? "B" : ""}`).join(",")}]`).join(" ")}${f.binaryOffset === undefined ? "" : ` bin=${f.binaryOffset}`}`)
           .join("\n");
