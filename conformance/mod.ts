@@ -17,6 +17,7 @@ import { listGroup } from "./groups/list.ts";
 import { readBytesGroup } from "./groups/read-bytes.ts";
 import { readGroup } from "./groups/read.ts";
 import { resolveGroup } from "./groups/resolve.ts";
+import { searchDifferentialGroup } from "./groups/search-differential.ts";
 import { statGroup } from "./groups/stat.ts";
 import { symlinksGroup } from "./groups/symlinks.ts";
 import { toolsEditGroup } from "./groups/tools-edit.ts";
@@ -43,6 +44,7 @@ export {
   readBytesGroup,
   readGroup,
   resolveGroup,
+  searchDifferentialGroup,
   statGroup,
   symlinksGroup,
   toolsEditGroup,
@@ -71,6 +73,9 @@ export const seamGroups: readonly ConformanceGroup[] = [
   abortGroup,
 ];
 
+/** The search backend's groups; their cases skip subjects without one. */
+export const searchGroups: readonly ConformanceGroup[] = [searchDifferentialGroup];
+
 /** The model-facing tools' groups: the toolkit, read, write, edit, the policy, the sandbox, glob and grep. */
 export const toolGroups: readonly ConformanceGroup[] = [
   toolsToolkitGroup,
@@ -83,7 +88,7 @@ export const toolGroups: readonly ConformanceGroup[] = [
 ];
 
 /** Every group, in the order they run. */
-export const allGroups: readonly ConformanceGroup[] = [...seamGroups, ...toolGroups];
+export const allGroups: readonly ConformanceGroup[] = [...seamGroups, ...searchGroups, ...toolGroups];
 
 /**
  * Registers the whole suite with `harness`, building a fresh subject for every case. Await it at the top

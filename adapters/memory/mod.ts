@@ -4,5 +4,5 @@
  *
  * @module
  */
-export { createMemoryDriver, createMemoryProvider } from "./provider.ts";
+export { createMemoryDriver, createMemoryProvider, createMemoryVolume } from "./provider.ts";
 export type { MemoryFiles, MemoryProviderOptions } from "./provider.ts";

@@ -2,20 +2,22 @@
 // unchanged under vitest and deno test.
 import { Volume } from "memfs";
 import type { Probe, ProbeInfo, Subject } from "../../conformance/mod.ts";
-import { type FileSystem, parentPath, resolvePath } from "../../core/mod.ts";
-import { createMemoryProvider } from "./mod.ts";
+import { createEngineBackend, type FileSystem, parentPath, resolvePath } from "../../core/mod.ts";
+import { createMemoryProvider, createMemoryVolume } from "./mod.ts";
 
 const ROOT = "/workspace";
 const OUTSIDE = "/outside";
 
 /** A fresh subject on its own volume. */
 export async function createMemorySubject(makeProvider?: (volume: Volume, cwd: string) => FileSystem): Promise<Subject> {
-  const volume = new Volume();
+  const volume = createMemoryVolume();
   volume.mkdirSync(ROOT, { recursive: true });
   volume.mkdirSync(OUTSIDE, { recursive: true });
+  const provider = makeProvider ? makeProvider(volume, ROOT) : createMemoryProvider({ volume, cwd: ROOT });
   return {
-    provider: makeProvider ? makeProvider(volume, ROOT) : createMemoryProvider({ volume, cwd: ROOT }),
+    provider,
     probe: memoryProbe(volume, ROOT, OUTSIDE),
+    search: createEngineBackend(provider),
     dispose: async () => volume.reset(),
   };
 }

@@ -115,7 +115,8 @@ class CoreFileSystem implements FileSystem {
         filled += n;
       }
       if (filled > maxBytes) throw tooLarge(path, maxBytes);
-      return { bytes: buffer.slice(0, filled), version: this.#version(stat, target.key) };
+      // A view, not a copy: the spare byte past the end is all the buffer holds besides.
+      return { bytes: buffer.subarray(0, filled), version: this.#version(stat, target.key) };
     } finally {
       await handle.close().catch(() => undefined);
     }

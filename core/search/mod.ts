@@ -30,3 +30,4 @@ export {
   ripgrepGrepArgs,
 } from "./ripgrep.ts";
 export type { RipgrepBackendOptions } from "./ripgrep.ts";
+export { createEngineBackend } from "./engine/mod.ts";

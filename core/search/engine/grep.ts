@@ -1,0 +1,329 @@
+// `rg --json -e PATTERN`: which files ripgrep searches, how it decodes and splits them, and the match
+// events it prints (rules R-D1, R-B1, R-L1, R-M1..R-M4, R-J1).
+import type { FileSystem } from "../../fs/mod.ts";
+import { detectBom, encodeUtf8 } from "../../text/mod.ts";
+import type { GrepFile, GrepLine, GrepRequest, GrepResult, GrepSubmatch, SearchData } from "../backend.ts";
+import type { Budget } from "./budget.ts";
+import { compileOverrides } from "./overrides.ts";
+import { compileRegex, type LineInfo, type LineRegex } from "./regex/mod.ts";
+import { errorMessage, strictUtf8 } from "./text.ts";
+import { walk, type WalkedFile } from "./walk.ts";
+
+export async function searchTree(fs: FileSystem, request: GrepRequest, budget: Budget): Promise<GrepResult> {
+  // ripgrep reports a malformed glob before a malformed pattern.
+  const overrides = compileOverrides(request.globs);
+  const regex = compileRegex(request.pattern);
+  const files: GrepFile[] = [];
+  const problems: string[] = [];
+  const search = async (file: WalkedFile) => {
+    const found = await searchFile(fs, file, regex, budget, problems);
+    if (found) files.push(found);
+  };
+  await walk(fs, request, budget, problems, search, overrides);
+  return { files, problems };
+}
+
+/** ripgrep's line buffer starts at this size; a NUL inside the first fill makes a file print nothing. */
+const FIRST_WINDOW = 64 * 1024;
+
+async function searchFile(fs: FileSystem, file: WalkedFile, regex: LineRegex, budget: Budget, problems: string[]): Promise<GrepFile | undefined> {
+  let bytes: Uint8Array;
+  try {
+    bytes = (await fs.readBytes(file.target, { maxBytes: Number.MAX_SAFE_INTEGER, signal: budget.signal })).bytes;
+  } catch (error) {
+    if (budget.signal?.aborted) throw error;
+    problems.push(`${file.path}: ${errorMessage(error)}`);
+    return undefined;
+  }
+  const data = decodeForSearch(bytes);
+  const nul = data.indexOf(0);
+  const binaryOffset = nul === -1 ? undefined : nul;
+  // A file named on the command line is searched whole, in one piece (ripgrep maps it into memory); a
+  // walked one goes through the line buffer, which stops at the NUL's fill.
+  let buffer: BufferFills = { end: data.length, starts: [0] };
+  if (!file.explicit) {
+    if (nul !== -1 && nul < FIRST_WINDOW) return undefined;
+    buffer = bufferFills(data, nul === -1 ? data.length : nul);
+  }
+  const lines = matchLines(data, buffer, regex, budget, file.path);
+  if (lines.length === 0) return undefined;
+  // The `begin` and `end` messages around the file's matches.
+  budget.spend(2 * file.path.length + 320);
+  return binaryOffset === undefined ? { path: file.path, lines } : { path: file.path, lines, binaryOffset };
+}
+
+/**
+ * R-D1: a UTF-8 byte-order mark is dropped; a UTF-16 one (either order) means the rest is transcoded to
+ * UTF-8, lone surrogates becoming U+FFFD. Offsets then refer to these bytes.
+ */
+function decodeForSearch(bytes: Uint8Array): Uint8Array {
+  const bom = detectBom(bytes);
+  if (bom === undefined) return bytes;
+  if (bom === "utf-8") return bytes.subarray(3);
+  let units = bytes.subarray(2);
+  if (bom === "utf-16be") {
+    units = units.slice();
+    for (let i = 0; i + 1 < units.length; i += 2) [units[i], units[i + 1]] = [units[i + 1] as number, units[i] as number];
+  }
+  return encodeUtf8(new TextDecoder("utf-16le", { ignoreBOM: true }).decode(units));
+}
+
+/** How ripgrep's line buffer went through a walked file. */
+interface BufferFills {
+  /** Where the searched lines end: the whole file, or the start of the fill that read the first NUL. */
+  readonly end: number;
+  /** Offsets that began a buffer (ascending): ripgrep's submatch search lets `\A` match there. */
+  readonly starts: readonly number[];
+}
+
+/**
+ * R-B1: ripgrep fills a 64 KiB buffer, searches the complete lines in it, moves the unfinished tail to the
+ * front and refills; a fill without any newline grows the buffer to three times its size (ripgrep adds
+ * twice its length). A fill that reads a NUL is not searched at all (`nul` is the first NUL, or the length
+ * when there is none). At the end of the file the unterminated last line, if any, is searched on its own
+ * at the front of the buffer.
+ */
+function bufferFills(data: Uint8Array, nul: number): BufferFills {
+  const starts = [0];
+  let capacity = FIRST_WINDOW;
+  let consumed = 0;
+  for (;;) {
+    const filled = Math.min(data.length, consumed + capacity);
+    if (nul < filled) return { end: consumed, starts };
+    const newline = data.lastIndexOf(0x0a, filled - 1);
+    if (filled === data.length) {
+      if (newline >= consumed && newline + 1 < data.length) starts.push(newline + 1);
+      return { end: data.length, starts };
+    }
+    if (newline < consumed) capacity *= 3;
+    else {
+      consumed = newline + 1;
+      starts.push(consumed);
+    }
+  }
+}
+
+function matchLines(data: Uint8Array, buffer: BufferFills, regex: LineRegex, budget: Budget, path: string): GrepLine[] {
+  const out: GrepLine[] = [];
+  const { end, starts } = buffer;
+  const finder = regex.literals ? new LiteralFinder(data, end, regex.literals) : undefined;
+  let checked = 0;
+  for (let start = 0; start < end; ) {
+    if (finder) {
+      const hit = finder.next(start);
+      if (hit === -1) break;
+      if (hit > start) {
+        const before = data.lastIndexOf(0x0a, hit - 1);
+        if (before >= start) start = before + 1;
+      }
+    }
+    let stop = data.indexOf(0x0a, start);
+    if (stop === -1 || stop >= end) stop = end;
+    const terminated = stop < end;
+    if (finder && regex.plain) {
+      // The finder stopped on an occurrence in this line, and the occurrences are the matches.
+      const found = plainMatch(data, start, stop, terminated, regex.plain, finder);
+      budget.spend(estimateJson(found, path));
+      out.push(found);
+      start = stop + 1;
+      continue;
+    }
+    const line = data.subarray(start, stop);
+    // Lines are assumed valid UTF-8 until they match: on an invalid line re2js's matcher can only find
+    // too much, never too little (bytes it may not match aside), so validity is checked for matches only.
+    // A line a literal led to most likely matches, so it goes straight to the submatch search, whose first
+    // answer also says whether the line matches (except for `\A`, which the two judge differently).
+    const bufferStart = isBufferStart(starts, start);
+    const direct = finder !== undefined && !regex.textStart;
+    let info: LineInfo = { valid: true, ascii: regex.needsAscii && isAscii(line) };
+    let first = direct ? regex.find(line, 0, bufferStart, info) : undefined;
+    let matched = direct ? first !== undefined : regex.test(line, info);
+    let text: string | undefined;
+    if (matched || regex.matchesBytes) {
+      text = strictUtf8(data.subarray(start, terminated ? stop + 1 : stop));
+      if (text === undefined) {
+        info = { valid: false, ascii: false };
+        first = direct ? regex.find(line, 0, bufferStart, info) : undefined;
+        matched = direct ? first !== undefined : regex.test(line, info);
+      }
+    }
+    if (matched) {
+      const found = lineMatch(data, start, line, terminated, text, regex, info, bufferStart, first);
+      budget.spend(estimateJson(found, path));
+      out.push(found);
+    }
+    start = stop + 1;
+    if (++checked % 4096 === 0) budget.check();
+  }
+  return out;
+}
+
+// R-M2: submatches are found by searching again from the end of the previous one (one byte further after
+// an empty one); an empty match right where the previous one ended is skipped, and a match may not start
+// at the very end of an unterminated line.
+function lineMatch(
+  data: Uint8Array,
+  start: number,
+  line: Uint8Array,
+  terminated: boolean,
+  text: string | undefined,
+  regex: LineRegex,
+  info: LineInfo,
+  bufferStart: boolean,
+  first: [number, number] | undefined,
+): GrepLine {
+  const submatches: GrepSubmatch[] = [];
+  const limit = line.length + (terminated ? 1 : 0);
+  let pos = 0;
+  let lastEnd = -1;
+  while (pos <= line.length) {
+    const found = pos === 0 && first ? first : regex.find(line, pos, bufferStart, info);
+    if (!found) break;
+    const [s, e] = found;
+    if (s >= limit) break;
+    if (s === e && s === lastEnd) {
+      pos = s + 1;
+      continue;
+    }
+    submatches.push({ match: searchData(line.subarray(s, e), text !== undefined), start: s, end: e });
+    lastEnd = e;
+    pos = e > s ? e : e + 1;
+  }
+  const whole: SearchData = text === undefined ? { bytes: data.slice(start, start + limit) } : { text };
+  return { line: whole, lineNumber: lineNumberAt(data, start), absoluteOffset: start, submatches };
+}
+
+function isBufferStart(starts: readonly number[], offset: number): boolean {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const at = starts[mid] as number;
+    if (at === offset) return true;
+    if (at < offset) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
+// Keeps a U+FEFF that starts a line or a match; only the one opening the file is a byte-order mark.
+const lenient = new TextDecoder("utf-8", { ignoreBOM: true });
+
+// The match of a plain literal: its non-overlapping occurrences, left to right. A literal is valid UTF-8,
+// so its text is the pattern's whatever the rest of the line holds.
+function plainMatch(data: Uint8Array, start: number, stop: number, terminated: boolean, literal: Uint8Array, finder: LiteralFinder): GrepLine {
+  const end = stop + (terminated ? 1 : 0);
+  const text = strictUtf8(data.subarray(start, end));
+  const match: SearchData = { text: lenient.decode(literal) };
+  const submatches: GrepSubmatch[] = [];
+  for (let at = finder.next(start); at !== -1 && at + literal.length <= stop; at = finder.next(at + literal.length)) {
+    submatches.push({ match, start: at - start, end: at - start + literal.length });
+  }
+  const line: SearchData = text === undefined ? { bytes: data.slice(start, end) } : { text };
+  return { line, lineNumber: lineNumberAt(data, start), absoluteOffset: start, submatches };
+}
+
+// Text for valid UTF-8, else the raw bytes; decided per field, as ripgrep does.
+function searchData(bytes: Uint8Array, lineValid: boolean): SearchData {
+  if (lineValid) return { text: lenient.decode(bytes) };
+  const text = strictUtf8(bytes);
+  return text === undefined ? { bytes: bytes.slice() } : { text };
+}
+
+function isAscii(bytes: Uint8Array): boolean {
+  for (let i = 0; i < bytes.length; i++) if ((bytes[i] as number) >= 0x80) return false;
+  return true;
+}
+
+// Line numbers are counted lazily: most lines never match, so counting newlines only up to each match
+// is cheaper than tracking them for every line.
+const counted = new WeakMap<Uint8Array, { offset: number; line: number }>();
+
+function lineNumberAt(data: Uint8Array, offset: number): number {
+  let state = counted.get(data);
+  if (!state || state.offset > offset) state = { offset: 0, line: 1 };
+  let { offset: at, line } = state;
+  for (;;) {
+    const nl = data.indexOf(0x0a, at);
+    if (nl === -1 || nl >= offset) break;
+    line++;
+    at = nl + 1;
+  }
+  counted.set(data, { offset: at, line });
+  return line;
+}
+
+// What ripgrep would print for one match message, roughly: the fixed keys, the path, the line and each
+// submatch.
+function estimateJson(line: GrepLine, path: string): number {
+  const size = (d: SearchData) => ("text" in d ? d.text.length : Math.ceil((d.bytes.length * 4) / 3));
+  let n = 120 + path.length + size(line.line);
+  for (const s of line.submatches) n += 40 + size(s.match);
+  return n;
+}
+
+/**
+ * Finds the next occurrence of any of a few literals. Each literal is located through its rarest byte
+ * with the native byte search, then compared in full.
+ */
+class LiteralFinder {
+  readonly #data: Uint8Array;
+  readonly #end: number;
+  readonly #literals: readonly Uint8Array[];
+  readonly #anchors: number[];
+  readonly #next: number[];
+
+  constructor(data: Uint8Array, end: number, literals: readonly Uint8Array[]) {
+    this.#data = data;
+    this.#end = end;
+    this.#literals = literals;
+    this.#anchors = literals.map(rarestByte);
+    this.#next = literals.map(() => -2);
+  }
+
+  /** The smallest offset ≥ `from` where a literal starts, or -1. */
+  next(from: number): number {
+    let best = -1;
+    for (let i = 0; i < this.#literals.length; i++) {
+      let at = this.#next[i] as number;
+      if (at !== -1 && at < from) {
+        at = this.#find(i, from);
+        this.#next[i] = at;
+      }
+      if (at !== -1 && (best === -1 || at < best)) best = at;
+    }
+    return best;
+  }
+
+  #find(index: number, from: number): number {
+    const data = this.#data;
+    const literal = this.#literals[index] as Uint8Array;
+    const anchor = this.#anchors[index] as number;
+    const byte = literal[anchor] as number;
+    for (let i = from + anchor; ; i++) {
+      i = data.indexOf(byte, i);
+      const s = i - anchor;
+      if (i === -1 || s + literal.length > this.#end) return -1;
+      let k = 0;
+      while (k < literal.length && data[s + k] === literal[k]) k++;
+      if (k === literal.length) return s;
+    }
+  }
+}
+
+// Bytes ordered from most to least common in source code and prose; a literal is searched by its rarest.
+const COMMON = encodeUtf8(" etaoinsrhldcumfpgwybvkxjqz_.,;:()=\"'/-{}[]<>0123456789ETAOINSRHLDCUMFPGWYBVKXJQZ\t");
+
+function rarestByte(literal: Uint8Array): number {
+  let pick = 0;
+  let rank = -1;
+  literal.forEach((byte, i) => {
+    const r = COMMON.indexOf(byte);
+    const score = r === -1 ? COMMON.length : r;
+    if (score > rank) {
+      rank = score;
+      pick = i;
+    }
+  });
+  return pick;
+}
