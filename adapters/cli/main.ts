@@ -6,7 +6,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { createInterface } from "node:readline/promises";
 import { Readable, Writable } from "node:stream";
-import type { FileSystem } from "../../core/mod.ts";
+import { createEngineBackend, type FileSystem } from "../../core/mod.ts";
 import { createMemoryProvider } from "../memory/mod.ts";
 import { loadDirectory } from "../memory/load.ts";
 import { createNodeProcessRunner, createNodeProvider, createNodeSearchBackend } from "../node/mod.ts";
@@ -61,8 +61,8 @@ process.exitCode = await runCli(process.argv.slice(2), {
   cwd: process.cwd(),
   realDirectory,
   provider,
-  // The memory backend has no process to run; it gets the TypeScript search engine once that lands.
-  search: (backend) => (backend === "node" ? createNodeSearchBackend() : undefined),
+  // A memory volume has no process to run ripgrep in; the engine gives the same results over it.
+  search: (backend, fs) => (backend === "node" ? createNodeSearchBackend({ engine: "fallback" }) : createEngineBackend(fs)),
   spillDirectory: join(tempRoots[0] ?? tmpdir(), "toolfs-spill"),
   tempRoots,
   ask: process.stdin.isTTY ? ask : undefined,

@@ -1,8 +1,15 @@
-import { createRipgrepBackend, type RipgrepBackendOptions, type SearchBackend } from "../../core/mod.ts";
+import { createEngineBackend, createRipgrepBackend, type RipgrepBackendOptions, type SearchBackend, withFallback } from "../../core/mod.ts";
 import { createDenoProcessRunner } from "./process.ts";
+import { createDenoProvider } from "./provider.ts";
 
-/** {@link RipgrepBackendOptions}, each with a default: a Deno process runner and the packaged ripgrep. */
-export type DenoSearchBackendOptions = Partial<RipgrepBackendOptions>;
+/** {@link RipgrepBackendOptions}, each with a default, and whether the TypeScript engine may stand in. */
+export interface DenoSearchBackendOptions extends Partial<RipgrepBackendOptions> {
+  /**
+   * `"fallback"`: use the TypeScript engine when ripgrep cannot be found or may not run; `"only"`: never run
+   * ripgrep (then no run permission is needed). Without it, those searches fail `SEARCH_FAILED` with the reason.
+   */
+  readonly engine?: "fallback" | "only";
+}
 
 /**
  * A SearchBackend that runs ripgrep from `@vscode/ripgrep` (npm). Loading that package needs
@@ -10,7 +17,10 @@ export type DenoSearchBackendOptions = Partial<RipgrepBackendOptions>;
  * the backend starts nothing; a missing ripgrep or permission fails each search `SEARCH_FAILED` with the reason.
  */
 export function createDenoSearchBackend(options?: DenoSearchBackendOptions): SearchBackend {
-  return createRipgrepBackend({ ripgrep: packagedRipgrep, ...options, runner: options?.runner ?? createDenoProcessRunner() });
+  const engine = () => createEngineBackend(createDenoProvider({ cwd: "/" }));
+  if (options?.engine === "only") return engine();
+  const ripgrep = createRipgrepBackend({ ripgrep: packagedRipgrep, ...options, runner: options?.runner ?? createDenoProcessRunner() });
+  return options?.engine === "fallback" ? withFallback(ripgrep, engine()) : ripgrep;
 }
 
 // Imported on first use: the package throws at import time when its platform binary was not installed, and

@@ -1,15 +1,25 @@
-import { createRipgrepBackend, type RipgrepBackendOptions, type SearchBackend } from "../../core/mod.ts";
+import { createEngineBackend, createRipgrepBackend, type RipgrepBackendOptions, type SearchBackend, withFallback } from "../../core/mod.ts";
 import { createNodeProcessRunner } from "./process.ts";
+import { createNodeProvider } from "./provider.ts";
 
-/** {@link RipgrepBackendOptions}, each with a default: a Node process runner and the packaged ripgrep. */
-export type NodeSearchBackendOptions = Partial<RipgrepBackendOptions>;
+/** {@link RipgrepBackendOptions}, each with a default, and whether the TypeScript engine may stand in. */
+export interface NodeSearchBackendOptions extends Partial<RipgrepBackendOptions> {
+  /**
+   * `"fallback"`: use the TypeScript engine when ripgrep cannot be found; `"only"`: never run ripgrep.
+   * Without it, a missing ripgrep fails each search `SEARCH_FAILED` with the reason.
+   */
+  readonly engine?: "fallback" | "only";
+}
 
 /**
- * A SearchBackend that runs ripgrep from `@vscode/ripgrep`. Creating it starts nothing; a missing ripgrep
- * fails each search `SEARCH_FAILED` with the reason.
+ * A SearchBackend that runs ripgrep from `@vscode/ripgrep`, or the engine that reproduces its results over the
+ * local disk. Creating it starts nothing.
  */
 export function createNodeSearchBackend(options?: NodeSearchBackendOptions): SearchBackend {
-  return createRipgrepBackend({ ripgrep: packagedRipgrep, ...options, runner: options?.runner ?? createNodeProcessRunner() });
+  const engine = () => createEngineBackend(createNodeProvider({ cwd: "/" }));
+  if (options?.engine === "only") return engine();
+  const ripgrep = createRipgrepBackend({ ripgrep: packagedRipgrep, ...options, runner: options?.runner ?? createNodeProcessRunner() });
+  return options?.engine === "fallback" ? withFallback(ripgrep, engine()) : ripgrep;
 }
 
 // Imported on first use: the package throws at import time when its platform binary was not installed.

@@ -31,3 +31,4 @@ export {
 } from "./ripgrep.ts";
 export type { RipgrepBackendOptions } from "./ripgrep.ts";
 export { createEngineBackend } from "./engine/mod.ts";
+export { withFallback } from "./fallback.ts";

@@ -66,7 +66,7 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
       throw new SearchError(
         "SEARCH_FAILED",
         `Search is unavailable: ripgrep could not be found (${messageOf(error)}). glob and grep cannot run on this installation; tell the user that reinstalling toolfs with its optional dependencies brings ripgrep back.`,
-        { cause: error },
+        { cause: error, details: { unavailable: true } },
       );
     }
     const timeoutMs = positive("timeoutMs", request.timeoutMs) ?? defaults.timeoutMs;

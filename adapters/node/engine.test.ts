@@ -1,0 +1,49 @@
+// The TypeScript engine over the local disk, held to ripgrep's results by the same cases that hold ripgrep
+// itself: it is what a Node host without the ripgrep binary gets (createNodeSearchBackend({ engine })).
+import { describe, expect, test } from "vitest";
+import { runConformance } from "../../conformance/mod.ts";
+import { isSearchError } from "../../core/mod.ts";
+import { createNodeSearchBackend } from "./mod.ts";
+import { createNodeSubject } from "./subject.ts";
+
+await runConformance(
+  { test, skip: (name, reason) => test.skip(`${name} (${reason})`, () => {}) },
+  async () => ({ ...(await createNodeSubject()), search: createNodeSearchBackend({ engine: "only" }) }),
+  { prefix: "node-engine", groups: ["search-differential", "tool-search"] },
+);
+
+describe("createNodeSearchBackend's engine option", () => {
+  const missing = () => Promise.reject(new Error("the platform package is not installed"));
+
+  test("without it, a missing ripgrep fails each search SEARCH_FAILED, saying so", async () => {
+    const backend = createNodeSearchBackend({ ripgrep: missing });
+    const error = await backend.files({ cwd: "/" }).catch((e: unknown) => e);
+    expect(isSearchError(error, "SEARCH_FAILED") && error.details.unavailable).toBe(true);
+  });
+
+  test("with fallback, the engine answers once ripgrep turns out to be missing", async () => {
+    const { probe, dispose } = await createNodeSubject();
+    try {
+      await probe.writeFile("src/a.ts", "alpha\n");
+      const backend = createNodeSearchBackend({ ripgrep: missing, engine: "fallback" });
+      expect(backend.name).toBe("ripgrep");
+      expect((await backend.files({ cwd: probe.root })).paths).toEqual(["src/a.ts"]);
+      expect(backend.name).toBe("engine");
+      expect((await backend.grep({ cwd: probe.root, pattern: "alpha" })).files.map((f) => f.path)).toEqual(["src/a.ts"]);
+    } finally {
+      await dispose();
+    }
+  });
+
+  test("with fallback, other ripgrep failures are passed on", async () => {
+    const { probe, dispose } = await createNodeSubject();
+    try {
+      const backend = createNodeSearchBackend({ engine: "fallback" });
+      const error = await backend.grep({ cwd: probe.root, pattern: "(" }).catch((e: unknown) => e);
+      expect(isSearchError(error, "SEARCH_INVALID_PATTERN")).toBe(true);
+      expect(backend.name).toBe("ripgrep");
+    } finally {
+      await dispose();
+    }
+  });
+});
