@@ -26,13 +26,25 @@ export function sampleAcrossEntries(paths: readonly string[], cap: number): Entr
   const ids = new Map<string, number>();
   const entryOf = new Int32Array(paths.length);
   const sizes: number[] = [];
+  let lastEntry = "";
+  let lastId = -1;
   for (let i = 0; i < paths.length; i++) {
-    const entry = topLevelEntry(paths[i] as string);
-    let id = ids.get(entry);
-    if (id === undefined) {
-      id = sizes.length;
-      ids.set(entry, id);
-      sizes.push(0);
+    const path = paths[i] as string;
+    let id: number | undefined;
+    // Neighbouring paths usually share their entry (one directory's files have close mtimes): skip the lookup.
+    if (lastId >= 0 && path.startsWith(lastEntry) && (path.length === lastEntry.length || path.charCodeAt(lastEntry.length) === 47)) {
+      id = lastId;
+    } else {
+      const entry = topLevelEntry(path);
+      id = ids.get(entry);
+      if (id === undefined) {
+        id = sizes.length;
+        ids.set(entry, id);
+        sizes.push(0);
+      }
+      // Only a path without leading slashes can be recognised by its prefix.
+      lastEntry = path.charCodeAt(0) === 47 ? "\0" : entry;
+      lastId = id;
     }
     entryOf[i] = id;
     sizes[id] = (sizes[id] as number) + 1;

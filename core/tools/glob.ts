@@ -86,12 +86,12 @@ async function runGlob(env: ToolEnv, args: GlobArgs, call: CallContext): Promise
   const meta = (page: readonly string[]) =>
     capMeta({ shape: "paths", root: root.shown, paths: page.map(root.display), truncated: all.length > page.length, total: all.length }, "paths", limits.searchMetaBytes);
   if (all.length === 0) return { content: `No files match "${args.pattern}"${where}.${note}`, meta: meta([]) };
-  if (all.length <= cap) return { content: all.map(root.display).join("\n") + note, meta: meta(all) };
+  if (all.length <= cap) return { content: root.displayLines(all) + note, meta: meta(all) };
 
   const sample = env.overCap === "sample" ? sampleAcrossEntries(all, cap) : undefined;
   const flat = sample !== undefined && sample.entriesTotal === all.length;
   const page = sample && !flat ? sample.paths : all.slice(0, cap);
-  const saved = await spill(env, "glob", `${all.map(root.display).join("\n")}\n`, call);
+  const saved = await spill(env, "glob", `${root.displayLines(all)}\n`, call);
   const narrowed = sample !== undefined && !flat && sample.entriesShown < sample.entriesTotal;
   const recovery = saved
     ? ` The full list, oldest first, is in ${saved.locator}; ${saved.hint}.`
@@ -112,7 +112,7 @@ async function runGlob(env: ToolEnv, args: GlobArgs, call: CallContext): Promise
     head = `Showing the oldest ${page.length} of ${all.length} paths.`;
   }
   return {
-    content: `${page.map(root.display).join("\n")}\n\n(${head}${recovery})${note}`,
+    content: `${root.displayLines(page)}\n\n(${head}${recovery})${note}`,
     meta: { ...meta(page), ...(saved ? { spill: saved.locator } : {}) },
   };
 }

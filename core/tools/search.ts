@@ -20,6 +20,8 @@ export interface SearchRoot {
   readonly shown: string;
   /** Shows a path the backend reported relative to the directory it ran in. */
   display(relative: string): string;
+  /** Shows many such paths, one a line. */
+  displayLines(relatives: readonly string[]): string;
 }
 
 /** Resolves a tool's `path` argument (default: the call's cwd) to an existing file or directory. */
@@ -37,7 +39,13 @@ export async function searchRoot(env: ToolEnv, path: string | undefined, call: C
   // One prefix for every result path: a glob can return a hundred thousand of them.
   const inside = relativeWithin(call.workspace, base);
   const prefix = inside === undefined ? (base === "/" ? "/" : `${base}/`) : inside === "." ? "" : `${inside}/`;
-  return { target, type: info.type, shown, display: (relative) => prefix + relative };
+  return {
+    target,
+    type: info.type,
+    shown,
+    display: (relative) => prefix + relative,
+    displayLines: (relatives) => (prefix === "" || relatives.length === 0 ? relatives.join("\n") : `${prefix}${relatives.join(`\n${prefix}`)}`),
+  };
 }
 
 /** Saves a complete result when a store is configured; undefined when it is not, or the save failed. */
