@@ -1,8 +1,9 @@
 /**
- * toolfs core: the runtime-neutral provider seam, the text handling built on it, the search-backend seam with
- * its ripgrep backend, and the process-runner seam. Adapters for Node, Deno and an in-memory volume live under
- * their own entry points (`toolfs/node`, `toolfs/deno`, `toolfs/memory`); the conformance suite under
- * `toolfs/conformance`.
+ * toolfs core, runtime-neutral: the provider seam, text handling (decoding, windows, edits, diffs), the
+ * search-backend seam with the ripgrep backend and the TypeScript engine, the process-runner seam, the
+ * read-before-write ledger and the sandbox fence, spill stores, and the model-facing toolkit. Adapters for
+ * Node, Deno and an in-memory volume live under their own entry points (`toolfs/node`, `toolfs/deno`,
+ * `toolfs/memory`), the ACP agent under `toolfs/acp`, the conformance suite under `toolfs/conformance`.
  *
  * @module
  */
@@ -13,3 +14,4 @@ export * from "./policy/mod.ts";
 export * from "./tools/mod.ts";
 export * from "./spill/mod.ts";
 export * from "./process/mod.ts";
+export * from "./errors/mod.ts";

@@ -1,7 +1,7 @@
 // The model seam: what the agent hands a model each step, and what it gets back. A real model client and the
 // scripted driver below implement the same interface, so scenarios replay without a network or a key.
 import { z } from "zod";
-import type { ToolDefinition } from "../../core/mod.ts";
+import { CodedError, type ToolDefinition } from "../../core/mod.ts";
 
 /** One tool call a model asked for. */
 export interface ModelToolCall {
@@ -41,14 +41,8 @@ export const MODEL_ERROR_CODES = ["MODEL_SCRIPT_INVALID", "MODEL_SCRIPT_EXHAUSTE
 export type ModelErrorCode = (typeof MODEL_ERROR_CODES)[number];
 
 /** A model that could not answer, or a script that cannot be replayed. */
-export class ModelError extends Error {
+export class ModelError extends CodedError<ModelErrorCode> {
   override readonly name = "ModelError";
-  readonly code: ModelErrorCode;
-
-  constructor(code: ModelErrorCode, message: string) {
-    super(message);
-    this.code = code;
-  }
 }
 
 /** A replayable conversation: the model's replies, in order. */

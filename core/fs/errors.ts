@@ -1,3 +1,5 @@
+import { CodedError, codedErrorGuard } from "../errors/mod.ts";
+
 /**
  * The closed set of filesystem error codes. Consumers branch on `code`; messages may change, codes may not.
  */
@@ -27,32 +29,12 @@ export interface FsErrorDetails {
 }
 
 /** The one error class of the filesystem family: a stable `code` plus a message that says what to do next. */
-export class FsError extends Error {
+export class FsError extends CodedError<FsErrorCode, FsErrorDetails> {
   override readonly name = "FsError";
-  readonly code: FsErrorCode;
-  readonly details: FsErrorDetails;
-
-  constructor(code: FsErrorCode, message: string, options?: { cause?: unknown; details?: FsErrorDetails }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-    this.details = options?.details ?? {};
-  }
 }
 
-const codes: ReadonlySet<string> = new Set(FS_ERROR_CODES);
-
-/**
- * True for an FsError, also one built by another copy of this library (another realm or bundle), so the
- * check does not depend on `instanceof`.
- */
-export function isFsError(value: unknown, code?: FsErrorCode): value is FsError {
-  if (typeof value !== "object" || value === null) return false;
-  const candidate = value as { name?: unknown; code?: unknown };
-  if (candidate.name !== "FsError" || typeof candidate.code !== "string" || !codes.has(candidate.code)) {
-    return false;
-  }
-  return code === undefined || candidate.code === code;
-}
+/** True for an FsError, also one built by another copy of this library (another realm or bundle). */
+export const isFsError: (value: unknown, code?: FsErrorCode) => value is FsError = codedErrorGuard<FsError>("FsError", FS_ERROR_CODES);
 
 /** Throws `FS_ABORTED` when the signal has fired; the abort reason becomes the cause. */
 export function throwIfAborted(signal: AbortSignal | undefined, path?: string): void {

@@ -1,3 +1,5 @@
+import { CodedError, codedErrorGuard } from "../errors/mod.ts";
+
 /**
  * The closed set of process error codes. They cover only a process that could not be started: once it runs,
  * everything else (exit code, signal, timeout, abort, output budget) is part of the result.
@@ -13,27 +15,15 @@ export const PROCESS_ERROR_CODES = [
 export type ProcessErrorCode = (typeof PROCESS_ERROR_CODES)[number];
 
 /** A process that could not be started: a stable code plus a message that says what to do next. */
-export class ProcessError extends Error {
+export class ProcessError extends CodedError<ProcessErrorCode> {
   override readonly name = "ProcessError";
-  readonly code: ProcessErrorCode;
-  readonly details: Readonly<Record<string, unknown>>;
-
-  constructor(code: ProcessErrorCode, message: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-    this.details = options?.details ?? {};
-  }
 }
-
-const codes: ReadonlySet<string> = new Set(PROCESS_ERROR_CODES);
 
 /** True for a ProcessError, also one from another copy of this library. */
-export function isProcessError(value: unknown, code?: ProcessErrorCode): value is ProcessError {
-  if (typeof value !== "object" || value === null) return false;
-  const candidate = value as { name?: unknown; code?: unknown };
-  if (candidate.name !== "ProcessError" || typeof candidate.code !== "string" || !codes.has(candidate.code)) return false;
-  return code === undefined || candidate.code === code;
-}
+export const isProcessError: (value: unknown, code?: ProcessErrorCode) => value is ProcessError = codedErrorGuard<ProcessError>(
+  "ProcessError",
+  PROCESS_ERROR_CODES,
+);
 
 /**
  * The error for a launch the runtime refused. Runtimes report a missing command and a missing working

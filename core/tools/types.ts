@@ -1,3 +1,4 @@
+import { CodedError } from "../errors/mod.ts";
 import type { FsErrorCode } from "../fs/errors.ts";
 import type { ProcessErrorCode } from "../process/errors.ts";
 import type { SearchErrorCode } from "../search/errors.ts";
@@ -34,14 +35,8 @@ export const TOOL_ERROR_CODES = [
 export type ToolErrorCode = (typeof TOOL_ERROR_CODES)[number];
 
 /** A failure of the toolkit itself rather than of the filesystem or a search. */
-export class ToolError extends Error {
+export class ToolError extends CodedError<ToolErrorCode> {
   override readonly name = "ToolError";
-  readonly code: ToolErrorCode;
-
-  constructor(code: ToolErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
-    this.code = code;
-  }
 }
 
 /** The result of one call: the text the model reads, and data for hosts and UIs. */
