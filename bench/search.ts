@@ -1,6 +1,6 @@
 // bench/search: toolfs glob and grep against bare ripgrep with the same argv, in the same run, on a generated
-// 100,000-file tree; and the over-cap sampler on 100,000 and 1,000,000 paths. Medians of several alternating
-// runs; compare the ratios, not the milliseconds. Run: npx tsx bench/search.ts
+// 100,000-file tree; and the over-cap sampler on 100,000 and 1,000,000 paths. Medians of alternating runs
+// (--runs N, default 11); compare the ratios, not the milliseconds. Run: npx tsx bench/search.ts [--runs N]
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,6 +10,7 @@ import { rgPath } from "@vscode/ripgrep";
 import { createFsSpillStore, createToolkit, ripgrepFilesArgs, ripgrepGrepArgs, sampleAcrossEntries } from "../core/mod.ts";
 import { createNodeProvider, createNodeSearchBackend } from "../adapters/node/mod.ts";
 
+const RUNS = Number(process.argv[process.argv.indexOf("--runs") + 1] ?? 11) || 11;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const dir = mkdtempSync(join(tmpdir(), "toolfs-bench-search-"));
 const root = join(dir, "tree");
@@ -49,18 +50,35 @@ try {
   const grepTool: number[] = [];
   const grepBare: number[] = [];
   let grepHeader = "";
-  for (let i = 0; i < 7; i++) {
-    let t0 = performance.now();
-    const glob = await kit.call("glob", { pattern: "*" });
-    globTool.push(performance.now() - t0);
-    if (glob.isError) throw new Error(glob.content);
-    globBare.push(bare(globArgs));
-    t0 = performance.now();
-    const grep = await kit.call("grep", { pattern: "^n\\d" });
-    grepTool.push(performance.now() - t0);
-    if (grep.isError) throw new Error(grep.content);
-    grepHeader = grep.content.split("\n")[0] ?? "";
-    grepBare.push(bare(grepArgs));
+  // Alternate which of each pair runs first, so neither always follows the other benchmark's cache effects.
+  const timed = async (work: () => Promise<void> | void): Promise<number> => {
+    const t0 = performance.now();
+    await work();
+    return performance.now() - t0;
+  };
+  for (let i = 0; i < RUNS; i++) {
+    const toolGlob = () =>
+      timed(async () => {
+        const glob = await kit.call("glob", { pattern: "*" });
+        if (glob.isError) throw new Error(glob.content);
+      });
+    const toolGrep = () =>
+      timed(async () => {
+        const grep = await kit.call("grep", { pattern: "^n\\d" });
+        if (grep.isError) throw new Error(grep.content);
+        grepHeader = grep.content.split("\n")[0] ?? "";
+      });
+    if (i % 2 === 0) {
+      globTool.push(await toolGlob());
+      globBare.push(bare(globArgs));
+      grepTool.push(await toolGrep());
+      grepBare.push(bare(grepArgs));
+    } else {
+      globBare.push(bare(globArgs));
+      globTool.push(await toolGlob());
+      grepBare.push(bare(grepArgs));
+      grepTool.push(await toolGrep());
+    }
   }
   console.log(`tree: 100,000 files in 100 top-level entries; argv glob: rg ${globArgs.slice(0, 6).join(" ")} …`);
   console.log(`glob *: toolfs ${median(globTool).toFixed(0)} ms, bare rg ${median(globBare).toFixed(0)} ms, ratio ${(median(globTool) / median(globBare)).toFixed(2)} (target <= 1.10)`);

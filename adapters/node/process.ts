@@ -73,6 +73,15 @@ function spawned(child: ChildProcess, exit: Promise<ProcessExit>): SpawnedProces
         return false;
       }
     },
+    // No member of the group at all (not even a zombie): the common end of a run, known without /proc.
+    gone: () => {
+      try {
+        process.kill(-pid, 0);
+        return false;
+      } catch (error) {
+        return (error as { code?: unknown }).code === "ESRCH";
+      }
+    },
   });
   return {
     pid,

@@ -71,6 +71,11 @@ export interface ProcessTreeHost {
   send(signal: KillSignal, targets: SignalTargets): Promise<void>;
   /** Whether anything of the tree is left, where the processes cannot be listed. */
   fallbackAlive(): Promise<boolean>;
+  /**
+   * A cheap proof that nothing of the tree is left, such as an empty process group; false when it cannot
+   * tell. Checked before listing every process of the system, which costs milliseconds on each run.
+   */
+  gone?(): boolean;
 }
 
 /** The `alive` and `signal` halves of a SpawnedProcess. */
@@ -86,6 +91,7 @@ export function processTree(host: ProcessTreeHost): ProcessTree {
   };
   return {
     async alive() {
+      if (host.gone?.()) return false;
       const live = await members();
       return live === undefined ? host.fallbackAlive() : live.length > 0;
     },
