@@ -9,6 +9,7 @@ import {
   type FileSystem,
   SANDBOX_MODES,
   type SandboxMode,
+  type ProcessRunner,
   type SearchBackend,
   type Toolkit,
 } from "../../core/mod.ts";
@@ -25,6 +26,8 @@ export interface CliHost {
   search?(backend: "node" | "memory", fs: FileSystem): SearchBackend | undefined;
   /** Directory (absolute) where complete over-cap search results are saved. */
   readonly spillDirectory?: string;
+  /** Runs the bash tool's commands (on the node backend; a memory volume has no programs). */
+  readonly runner?: ProcessRunner;
   /** Extra writable roots for workspace-write (the system's temp directories). */
   readonly tempRoots: readonly string[];
   /** Asks the person at the terminal, or undefined when nobody can be asked. */
@@ -113,6 +116,7 @@ export async function runCli(argv: readonly string[], host: CliHost): Promise<nu
     workspace: root,
     ...(search ? { search } : {}),
     ...(search && host.spillDirectory ? { spill: createFsSpillStore(fs, host.spillDirectory) } : {}),
+    ...(host.runner && parsed.backend === "node" ? { runner: host.runner } : {}),
     ...(parsed.sandbox ? { sandbox: { mode: parsed.sandbox, writableRoots: host.tempRoots, ...approver(parsed, host) } } : {}),
   });
   if (parsed.command === "tools") {

@@ -64,6 +64,7 @@ process.exitCode = await runCli(process.argv.slice(2), {
   // A memory volume has no process to run ripgrep in; the engine gives the same results over it.
   search: (backend, fs) => (backend === "node" ? createNodeSearchBackend({ engine: "fallback" }) : createEngineBackend(fs)),
   spillDirectory: join(tempRoots[0] ?? tmpdir(), "toolfs-spill"),
+  runner: createNodeProcessRunner(),
   tempRoots,
   ask: process.stdin.isTTY ? ask : undefined,
   out: (text) => process.stdout.write(text),
