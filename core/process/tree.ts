@@ -61,7 +61,7 @@ export interface SignalTargets {
 
 /** What an adapter provides so the tree can be found and signalled. */
 export interface ProcessTreeHost {
-  /** The pid of the spawned process. */
+  /** The pid the spawned program runs as. */
   readonly root: number;
   /** True when the root leads its own session and process group. */
   readonly leadsGroup: boolean;
