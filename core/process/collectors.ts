@@ -1,7 +1,7 @@
 // Reusable output sinks. Each keeps a bounded number of bytes whatever the process writes, and counts what it
 // did not keep, so a consumer can say exactly how much was left out. Stored parts are copied: a runtime's chunk
 // may be a view into a much larger buffer, and keeping the view would keep the whole buffer alive.
-import { concatBytes } from "../text/utf8.ts";
+import { completeUtf8Prefix, concatBytes } from "../text/utf8.ts";
 import type { OutputSink } from "./types.ts";
 
 const decoder = new TextDecoder();
@@ -144,7 +144,7 @@ export class HeadTailCollector implements OutputSink {
     const head = this.head();
     const tail = this.tail();
     if (this.omittedBytes === 0) return decoder.decode(concatBytes([head, tail]));
-    let headEnd = completePrefix(head);
+    let headEnd = completeUtf8Prefix(head);
     let tailStart = firstCharStart(tail);
     if (options?.wholeLines) {
       const lastBreak = head.lastIndexOf(NEWLINE);
@@ -173,16 +173,6 @@ function checkBudget(name: string, value: number): number {
 
 const isContinuation = (byte: number) => (byte & 0xc0) === 0x80;
 
-/** Length of `bytes` without a trailing UTF-8 sequence that the cut left incomplete. */
-function completePrefix(bytes: Uint8Array): number {
-  for (let i = bytes.length - 1; i >= Math.max(0, bytes.length - 4); i--) {
-    const byte = bytes[i]!;
-    if (isContinuation(byte)) continue;
-    const need = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
-    return i + need > bytes.length ? i : bytes.length;
-  }
-  return bytes.length;
-}
 
 /** Offset of the first byte that does not continue a sequence the cut began before it. */
 function firstCharStart(bytes: Uint8Array): number {

@@ -1,6 +1,7 @@
 import { FILE_HEADERS_ONLY, formatPatch, structuredPatch, type StructuredPatchHunk } from "diff";
 import type { EditResult, EditSpan } from "./edit.ts";
 import { normalizeLineEndings } from "./eol.ts";
+import { encodeUtf8 } from "./utf8.ts";
 
 export interface DiffOptions {
   /** Lines of context around each change. */
@@ -67,12 +68,12 @@ function summarize(path: string, hunks: StructuredPatchHunk[], maxBytes: number)
 }
 
 function cut(text: string, maxBytes: number): { text: string; truncated: boolean } {
-  if (text.length <= maxBytes / 4 || new TextEncoder().encode(text).length <= maxBytes) return { text, truncated: false };
+  if (text.length <= maxBytes / 4 || encodeUtf8(text).length <= maxBytes) return { text, truncated: false };
   const lines = text.split("\n");
   const kept: string[] = [];
   let size = 0;
   for (const line of lines) {
-    const cost = new TextEncoder().encode(line).length + 1;
+    const cost = encodeUtf8(line).length + 1;
     if (size + cost > maxBytes) break;
     kept.push(line);
     size += cost;

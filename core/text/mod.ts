@@ -8,7 +8,7 @@ export { bomLength, detectBom, isUtf8BomPrefix, UTF8_BOM, withUtf8Bom } from "./
 export type { Bom } from "./bom.ts";
 export { applyLineEnding, detectLineEnding, endsWithNewline, normalizeLineEndings } from "./eol.ts";
 export type { LineEnding } from "./eol.ts";
-export { concatBytes, decodeText, encodeUtf8, findInvalidUtf8, notTextError, TEXT_SNIFF_BYTES, TextStreamDecoder } from "./utf8.ts";
+export { completeUtf8Prefix, concatBytes, decodeText, encodeUtf8, findInvalidUtf8, notTextError, TEXT_SNIFF_BYTES, TextStreamDecoder } from "./utf8.ts";
 export { readWindow } from "./window.ts";
 export type { ReadWindow, WindowLine, WindowOptions } from "./window.ts";
 export type { DecodedText, DecodeOptions, NotTextReason } from "./utf8.ts";

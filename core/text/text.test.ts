@@ -2,6 +2,7 @@ import { describe, expect, test } from "vitest";
 import { isFsError } from "../fs/errors.ts";
 import {
   applyLineEnding,
+  completeUtf8Prefix,
   decodeText,
   detectBom,
   detectLineEnding,
@@ -97,6 +98,22 @@ describe("findInvalidUtf8", () => {
     [bytes(0xf5, 0x80), 0],
   ] as const)("%o -> %i", ([input, offset]) => {
     expect(findInvalidUtf8(input)).toBe(offset);
+  });
+});
+
+describe("completeUtf8Prefix", () => {
+  const e = new TextEncoder().encode("aé€😀");
+  test.for([
+    [e.length, e.length],
+    [1, 1],
+    [2, 1],
+    [3, 3],
+    [5, 3],
+    [6, 6],
+    [9, 6],
+    [10, 10],
+  ] as const)("cutting aé€😀 at %i keeps %i bytes", ([cut, kept]) => {
+    expect(completeUtf8Prefix(e, cut)).toBe(kept);
   });
 });
 

@@ -120,6 +120,23 @@ export class TextStreamDecoder {
 
 
 
+/**
+ * The length of the longest prefix of `bytes[0, length)` that does not end inside a multi-byte character:
+ * where to cut UTF-8 so that no half character is left at the end.
+ */
+export function completeUtf8Prefix(bytes: Uint8Array, length: number = bytes.length): number {
+  let i = length;
+  let continuation = 0;
+  while (i > 0 && continuation < 3 && ((bytes[i - 1] as number) & 0xc0) === 0x80) {
+    i--;
+    continuation++;
+  }
+  if (i === 0) return length;
+  const lead = bytes[i - 1] as number;
+  const need = lead >= 0xf0 ? 3 : lead >= 0xe0 ? 2 : lead >= 0xc0 ? 1 : 0;
+  return need > continuation ? i - 1 : length;
+}
+
 /** The FS_NOT_TEXT error for `path`, with the reason as data and as words. */
 export function notTextError(
   path: string | undefined,

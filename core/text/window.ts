@@ -1,5 +1,5 @@
 import { detectBom, isUtf8BomPrefix } from "./bom.ts";
-import { concatBytes, notTextError, type NotTextReason, TEXT_SNIFF_BYTES } from "./utf8.ts";
+import { completeUtf8Prefix, concatBytes, notTextError, type NotTextReason, TEXT_SNIFF_BYTES } from "./utf8.ts";
 
 export interface WindowOptions {
   /** First line to select, 1-based. */
@@ -167,7 +167,7 @@ class LineWindow {
   #select(): void {
     let bytes = concatAll(this.#parts, this.#kept);
     const cut = this.#lineLength > bytes.length;
-    if (cut) bytes = bytes.subarray(0, utf8Boundary(bytes, bytes.length));
+    if (cut) bytes = bytes.subarray(0, completeUtf8Prefix(bytes));
     else if (bytes.length > 0 && bytes[bytes.length - 1] === CR) bytes = bytes.subarray(0, bytes.length - 1);
     let text: string;
     try {
@@ -194,19 +194,6 @@ class LineWindow {
   }
 }
 
-// The largest prefix length not ending inside a multi-byte character.
-function utf8Boundary(bytes: Uint8Array, length: number): number {
-  let i = length;
-  let continuation = 0;
-  while (i > 0 && continuation < 3 && ((bytes[i - 1] as number) & 0xc0) === 0x80) {
-    i--;
-    continuation++;
-  }
-  if (i === 0) return length;
-  const lead = bytes[i - 1] as number;
-  const need = lead >= 0xf0 ? 3 : lead >= 0xe0 ? 2 : lead >= 0xc0 ? 1 : 0;
-  return need > continuation ? i - 1 : length;
-}
 
 const encoder = new TextEncoder();
 

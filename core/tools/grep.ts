@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { baseName } from "../fs/paths.ts";
 import type { SearchData } from "../search/backend.ts";
+import { completeUtf8Prefix } from "../text/utf8.ts";
 import { ToolError } from "./types.ts";
 import { backendOf, capMeta, problemsNote, searchRoot, spill } from "./search.ts";
 import { type CallContext, plural, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
@@ -145,7 +146,5 @@ function preview(data: SearchData, maxBytes: number): string {
   if (text.length <= maxBytes / 4) return text;
   const bytes = encoder.encode(text);
   if (bytes.length <= maxBytes) return text;
-  let end = maxBytes;
-  while (end > 0 && ((bytes[end] as number) & 0xc0) === 0x80) end--;
-  return `${decoder.decode(bytes.subarray(0, end))} … [line cut at ${maxBytes} bytes]`;
+  return `${decoder.decode(bytes.subarray(0, completeUtf8Prefix(bytes, maxBytes)))} … [line cut at ${maxBytes} bytes]`;
 }
