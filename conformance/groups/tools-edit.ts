@@ -197,6 +197,18 @@ export const toolsEditGroup: ConformanceGroup = {
       },
     },
     {
+      name: "a U+FEFF starting a later line is shown by read, so an edit copied from the output applies",
+      async run(subject) {
+        await subject.probe.writeFile("joined.txt", "\uFEFFhead\n\uFEFFsecond part\n");
+        const kit = toolkit(subject);
+        const read = await ok(kit, "read", { path: "joined.txt" });
+        assertEquals(read.content.split("\n").slice(0, 2), ["1: head", "2: \uFEFFsecond part"]);
+        const copied = read.content.split("\n")[1]!.slice("2: ".length);
+        await ok(kit, "edit", { path: "joined.txt", old_string: copied, new_string: "\uFEFFsecond, edited" });
+        assertBytes(await subject.probe.readFile("joined.txt"), "\uFEFFhead\n\uFEFFsecond, edited\n");
+      },
+    },
+    {
       name: "the result reports the line of each replacement",
       async run(subject) {
         await subject.probe.writeFile("a.txt", "x\nfoo\ny\nfoo\n");
