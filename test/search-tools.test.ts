@@ -110,6 +110,16 @@ describe("glob", () => {
     expect(head.content).toMatch(/^archive\/a\.ts\narchive\/b\.ts\narchive\/c\.ts\ndocs\/guide\.md\n\n\(Showing the oldest 4 of 8 paths\./);
   });
 
+  test("a sample that is the oldest page is called the oldest page: one entry, or interleaved entries", async () => {
+    const oneEntry = ["pkg/a", "pkg/b", "pkg/c", "pkg/d", "pkg/e"];
+    const single = await kit(scripted({ paths: oneEntry }).backend).call("glob", { pattern: "*" });
+    expect(single.content).toBe("pkg/a\npkg/b\npkg/c\npkg/d\n\n(Showing the oldest 4 of 5 paths. Narrow pattern or path to see the rest.)");
+    const interleaved = ["a/1", "b/1", "c/1", "d/1", "a/2", "b/2"];
+    const result = await kit(scripted({ paths: interleaved }).backend).call("glob", { pattern: "*" });
+    expect(result.content).toBe("a/1\nb/1\nc/1\nd/1\n\n(Showing the oldest 4 of 6 paths. Narrow pattern or path to see the rest.)");
+    expect(result.content).not.toMatch(/all \d+ top-level entr|not the oldest/);
+  });
+
   test("paths under an explicit path are shown from the workspace", async () => {
     const { backend } = scripted({ paths: ["a.ts"] });
     expect((await kit(backend).call("glob", { pattern: "*", path: "src" })).content).toBe("src/a.ts");

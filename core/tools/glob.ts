@@ -89,7 +89,9 @@ async function runGlob(env: ToolEnv, args: GlobArgs, call: CallContext): Promise
   if (all.length <= cap) return { content: root.displayLines(all) + note, meta: meta(all) };
 
   const sample = env.overCap === "sample" ? sampleAcrossEntries(all, cap) : undefined;
-  const flat = sample !== undefined && sample.entriesTotal === all.length;
+  // When the sample picked exactly the oldest paths (a single entry, entries that are all files, or entries
+  // that happen to interleave), calling it "not the oldest" would be false: it is the plain oldest page.
+  const flat = sample !== undefined && isOldestPage(sample.paths, all);
   const page = sample && !flat ? sample.paths : all.slice(0, cap);
   const saved = await spill(env, "glob", `${root.displayLines(all)}\n`, call);
   const narrowed = sample !== undefined && !flat && sample.entriesShown < sample.entriesTotal;
@@ -115,4 +117,10 @@ async function runGlob(env: ToolEnv, args: GlobArgs, call: CallContext): Promise
     content: `${root.displayLines(page)}\n\n(${head}${recovery})${note}`,
     meta: { ...meta(page), ...(saved ? { spill: saved.locator } : {}) },
   };
+}
+
+// True when `page` holds the same paths as the first `page.length` of `all`, in any order.
+function isOldestPage(page: readonly string[], all: readonly string[]): boolean {
+  const oldest = new Set(all.slice(0, page.length));
+  return page.every((path) => oldest.has(path));
 }
