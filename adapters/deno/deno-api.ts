@@ -54,7 +54,11 @@ export interface DenoChildProcess {
   kill(signo?: DenoSignal): void;
 }
 
-export type DenoPermissionDescriptor = { name: "run"; command?: string } | { name: "env"; variable?: string };
+export type DenoPermissionDescriptor =
+  | { name: "run"; command?: string }
+  | { name: "env"; variable?: string }
+  | { name: "read" | "write"; path?: string }
+  | { name: "net" | "sys" | "ffi" };
 
 export interface DenoApi {
   cwd(): string;

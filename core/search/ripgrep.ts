@@ -18,7 +18,7 @@ import type {
   SearchData,
   SearchScope,
 } from "./backend.ts";
-import { SearchError } from "./errors.ts";
+import { isSearchError, SearchError } from "./errors.ts";
 
 export interface RipgrepBackendOptions {
   readonly runner: ProcessRunner;
@@ -63,6 +63,8 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
     try {
       binary = await locate();
     } catch (error) {
+      // A locator that knows why (a runtime permission, say) has said so; "reinstall" would send the user astray.
+      if (isSearchError(error)) throw error;
       throw new SearchError(
         "SEARCH_FAILED",
         `Search is unavailable: ripgrep could not be found (${messageOf(error)}). glob and grep cannot run on this installation; tell the user that reinstalling toolfs with its optional dependencies brings ripgrep back.`,
