@@ -19,6 +19,7 @@ export function editTool(env: ToolEnv): Tool<EditArgs> {
   return {
     name: "edit",
     mutates: true,
+    sequenced: true,
     description:
       "Replace exact text in a file read in this session. old_string must match the file exactly (CRLF and LF " +
       "are treated alike) and occur once, unless replace_all is true. Everything else in the file stays byte for byte.",
@@ -40,7 +41,7 @@ export function editTool(env: ToolEnv): Tool<EditArgs> {
 
 async function runEdit(env: ToolEnv, args: EditArgs, call: CallContext): Promise<ToolOutput> {
   const { fs, ledger, limits } = env;
-  const target = await fs.resolve(args.path, { cwd: call.cwd, signal: call.signal });
+  const target = call.target ?? (await fs.resolve(args.path, { cwd: call.cwd, signal: call.signal }));
   const shown = shownPath(target.displayPath, call.workspace);
   const seen = ledger?.observed(call.actor, target.key);
   if (ledger && !seen) {
@@ -85,6 +86,11 @@ async function runEdit(env: ToolEnv, args: EditArgs, call: CallContext): Promise
   try {
     written = await fs.write(target, encodeEdit(bytes, bom, result), { guard, signal: call.signal, fence: call.fence });
   } catch (error) {
+    // The provider words its refusals as a write's; this call is an edit.
+    if (isFsError(error, "FS_STALE_VERSION") && error.message.startsWith("Cannot write ")) {
+      const message = `Cannot edit ${error.message.slice("Cannot write ".length)}`;
+      throw explainWriteFailure(new FsError("FS_STALE_VERSION", message, { cause: error, details: error.details }), shown, guard);
+    }
     throw explainWriteFailure(error, shown, guard);
   }
   ledger?.record(call.actor, target.key, { kind: "present", version: written.version });

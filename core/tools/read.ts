@@ -20,6 +20,7 @@ export function readTool(env: ToolEnv): Tool<ReadArgs> {
   return {
     name: "read",
     mutates: false,
+    sequenced: true,
     description:
       `Read a UTF-8 text file. Lines come numbered as "N: text"; at most ${readLines} lines per call, long lines cut. ` +
       "Use offset and limit to page through large files.",
@@ -39,7 +40,7 @@ export function readTool(env: ToolEnv): Tool<ReadArgs> {
 
 async function runRead(env: ToolEnv, args: ReadArgs, call: CallContext): Promise<ToolOutput> {
   const { fs, limits, ledger } = env;
-  const target = await fs.resolve(args.path, { cwd: call.cwd, signal: call.signal });
+  const target = call.target ?? (await fs.resolve(args.path, { cwd: call.cwd, signal: call.signal }));
   const shown = shownPath(target.displayPath, call.workspace);
   const offset = args.offset ?? 1;
   const limit = args.limit ?? limits.readLines;

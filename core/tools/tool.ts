@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { FileSystem, FsFence } from "../fs/types.ts";
+import type { FileSystem, FsFence, FsTarget } from "../fs/types.ts";
 import { relativeWithin } from "../fs/paths.ts";
 import type { ObservationLedger } from "../policy/ledger.ts";
 import type { ProcessRunner } from "../process/types.ts";
@@ -86,6 +86,8 @@ export interface CallContext {
   readonly actor: unknown;
   /** The sandbox fence for this call's publications, when the toolkit confines writes. */
   readonly fence: FsFence | undefined;
+  /** The call's `path`, already resolved by the toolkit (for sequenced tools), so it is resolved only once. */
+  readonly target?: FsTarget;
 }
 
 export interface ToolOutput {
@@ -102,6 +104,11 @@ export interface Tool<Args = never> {
   readonly guidance: string;
   /** Publishes through the fence (write, edit): gets sandbox escalation fields when the fence confines. */
   readonly mutates: boolean;
+  /**
+   * Reads or records what the ledger knows about its `path` (read, write, edit): one actor's calls of such
+   * tools on one file run one at a time, in arrival order.
+   */
+  readonly sequenced?: boolean;
   run(args: Args, call: CallContext): Promise<ToolOutput>;
 }
 

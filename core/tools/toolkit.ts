@@ -1,7 +1,8 @@
 import { z } from "zod";
 import { FsError, isFsError, throwIfAborted } from "../fs/errors.ts";
-import { isAbsolutePath, resolvePath } from "../fs/paths.ts";
-import type { FileSystem, FsFence } from "../fs/types.ts";
+import { KeyedLock } from "../fs/lock.ts";
+import { isAbsolutePath, relativeWithin, resolvePath } from "../fs/paths.ts";
+import type { FileSystem, FsFence, FsTarget } from "../fs/types.ts";
 import { ObservationLedger } from "../policy/ledger.ts";
 import { isWiderMode, type SandboxMode, sandboxFence, widerModes } from "../policy/sandbox.ts";
 import { isProcessError } from "../process/errors.ts";
@@ -98,6 +99,8 @@ class ToolkitImpl implements Toolkit {
   readonly #fs: FileSystem;
   readonly #workspace: string;
   readonly #sandbox: SandboxOptions | undefined;
+  // Per actor, the calls on one file in arrival order (see #inOrder). Entries live while calls are queued.
+  readonly #order = new Map<unknown, KeyedLock>();
   readonly #tools = new Map<string, Registered>();
   // Per actor: the last write or edit the sandbox refused, the only call an escalation may retry.
   readonly #denied = new Map<unknown, { tool: string; key: string }>();
@@ -168,11 +171,38 @@ class ToolkitImpl implements Toolkit {
         actor: options?.actor ?? DEFAULT_ACTOR,
         fence: undefined,
       };
-      if (!registered.tool.mutates || !this.#sandbox) return await this.#run(registered.tool, toolArgs, call);
+      const tool = registered.tool;
       const escalation = sandbox_permissions === undefined ? undefined : { mode: sandbox_permissions as SandboxMode, justification: String(justification) };
-      return await this.#runFenced(registered.tool, toolArgs, call, escalation);
+      const dispatch = (context: CallContext) =>
+        tool.mutates && this.#sandbox ? this.#runFenced(tool, toolArgs, context, escalation) : this.#run(tool, toolArgs, context);
+      if (!tool.sequenced) return await dispatch(call);
+      // Still synchronous up to here, so the queue is entered in the order the calls arrived.
+      return await this.#inOrder(String(toolArgs.path), call, (target) => dispatch({ ...call, target }));
     } catch (error) {
-      return failure(error);
+      return failure(error, this.#workspace);
+    }
+  }
+
+  /**
+   * Runs one actor's calls on one file one at a time, in arrival order, so each is judged against the ledger
+   * state the previous one left: a model that reads a file and sends three edits at once gets all three
+   * applied, where concurrent calls would each compare the version it read with the version its sibling
+   * just wrote and fail as stale. Other actors' calls (and outside changes) are not queued here, so they still
+   * meet the version guard. The queue is keyed first by the path as spelled, which is known without waiting
+   * and so keeps arrival order, then by the canonical key, so that aliases of one file queue together too.
+   * The target resolved for the second key is the one the tool uses: a call resolves its path once.
+   */
+  async #inOrder<T>(path: string, call: CallContext, work: (target: FsTarget) => Promise<T>): Promise<T> {
+    let lock = this.#order.get(call.actor);
+    if (!lock) this.#order.set(call.actor, (lock = new KeyedLock()));
+    const queue = lock;
+    try {
+      return await queue.run(`path:${resolvePath(call.cwd, path)}`, async () => {
+        const target = await this.#fs.resolve(path, { cwd: call.cwd, signal: call.signal });
+        return await queue.run(`key:${target.key}`, () => work(target));
+      });
+    } finally {
+      if (queue.size === 0 && this.#order.get(call.actor) === queue) this.#order.delete(call.actor);
     }
   }
 
@@ -190,7 +220,7 @@ class ToolkitImpl implements Toolkit {
     escalation: Escalation | undefined,
   ): Promise<ToolResult> {
     const sandbox = this.#sandbox as SandboxOptions;
-    const target = await this.#fs.resolve(String(args.path), { cwd: call.cwd, signal: call.signal });
+    const target = call.target ?? (await this.#fs.resolve(String(args.path), { cwd: call.cwd, signal: call.signal }));
     let mode = sandbox.mode;
     if (escalation) {
       const denied = this.#denied.get(call.actor);
@@ -295,9 +325,26 @@ function absolute(path: string, what: string): string {
   return resolvePath("/", path);
 }
 
-function failure(error: unknown): ToolResult {
+/**
+ * The message with each quoted absolute path its details name, when inside the workspace, shown relative to
+ * it as success messages show paths. Messages come from layers that know no workspace (the provider, the
+ * process runner); the details say which quoted strings are paths, so nothing else is rewritten.
+ */
+function relativeMessage(message: string, details: Record<string, unknown>, workspace: string): string {
+  const paths = Object.values(details).filter((value): value is string => typeof value === "string" && isAbsolutePath(value));
+  paths.sort((a, b) => b.length - a.length);
+  let out = message;
+  for (const path of paths) {
+    const inside = relativeWithin(workspace, path);
+    if (inside !== undefined) out = out.replaceAll(`"${path}"`, `"${inside}"`);
+  }
+  return out;
+}
+
+function failure(error: unknown, workspace: string): ToolResult {
   if (isFsError(error) || isSearchError(error) || isProcessError(error) || error instanceof ToolError) {
-    return { content: error.message, isError: true, meta: {}, error: { name: error.name, code: error.code } };
+    const content = relativeMessage(error.message, error.details as Record<string, unknown>, workspace);
+    return { content, isError: true, meta: {}, error: { name: error.name, code: error.code } };
   }
   const message = error instanceof Error ? error.message : String(error);
   return {

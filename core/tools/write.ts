@@ -17,6 +17,7 @@ export function writeTool(env: ToolEnv): Tool<WriteArgs> {
   return {
     name: "write",
     mutates: true,
+    sequenced: true,
     description:
       "Create a file or replace its whole content (UTF-8). Replacing an existing file requires having read it in this " +
       "session, unchanged since. An existing file keeps its line-ending style and byte-order mark.",
@@ -42,7 +43,7 @@ interface Previous {
 
 async function runWrite(env: ToolEnv, args: WriteArgs, call: CallContext): Promise<ToolOutput> {
   const { fs, ledger } = env;
-  const target = await fs.resolve(args.path, { cwd: call.cwd, signal: call.signal });
+  const target = call.target ?? (await fs.resolve(args.path, { cwd: call.cwd, signal: call.signal }));
   const shown = shownPath(target.displayPath, call.workspace);
   const guard: FsWriteGuard | undefined = ledger?.writeGuard(call.actor, target.key);
   const previous = guard?.kind === "createIfAbsent" ? undefined : await inspectPrevious(env, target, shown, call);
