@@ -24,6 +24,8 @@ export interface AcpRuntime {
   provider(cwd: string): FileSystem;
   readonly search: SearchBackend;
   readonly runner: ProcessRunner;
+  /** The user's home directory, for path arguments starting with `~`; without it they are refused. */
+  readonly home?: string;
 }
 
 export interface AcpAgentOptions {
@@ -100,6 +102,7 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
         limits: composition.limits,
         search: runtime.search,
         runner: runtime.runner,
+        ...(runtime.home === undefined ? {} : { home: runtime.home }),
       });
       const id = crypto.randomUUID();
       sessions.set(id, { id, cwd, toolkit, header: requestHeader(composition, toolkit, cwd), history: [], turn: undefined });

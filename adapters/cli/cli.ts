@@ -30,6 +30,8 @@ export interface CliHost {
   readonly runner?: ProcessRunner;
   /** Extra writable roots for workspace-write (the system's temp directories). */
   readonly tempRoots: readonly string[];
+  /** The user's home directory, for path arguments starting with `~`; unknown when absent. */
+  readonly home?: string;
   /** Asks the person at the terminal, or undefined when nobody can be asked. */
   readonly ask: ((question: string) => Promise<string>) | undefined;
   out(text: string): void;
@@ -117,6 +119,7 @@ export async function runCli(argv: readonly string[], host: CliHost): Promise<nu
     ...(search ? { search } : {}),
     ...(search && host.spillDirectory ? { spill: createFsSpillStore(fs, host.spillDirectory) } : {}),
     ...(host.runner && parsed.backend === "node" ? { runner: host.runner } : {}),
+    ...(host.home ? { home: host.home } : {}),
     ...(parsed.sandbox ? { sandbox: { mode: parsed.sandbox, writableRoots: host.tempRoots, ...approver(parsed, host) } } : {}),
   });
   if (parsed.command === "tools") {
@@ -207,7 +210,7 @@ function approver(parsed: Parsed, host: CliHost): { approve?: (request: Approval
   return {
     approve: async (request) => {
       const reply = await ask(
-        `toolfs: the model asks for ${request.mode} access to ${request.tool} ${request.path}\n` +
+        `toolfs: the model asks to ${request.tool} ${request.path} in the ${request.mode} sandbox mode, for this call only\n` +
           `  reason: ${request.justification}\nAllow this once? [y/N] `,
       );
       return /^y(es)?$/i.test(reply.trim()) ? "allowed-once" : "rejected";

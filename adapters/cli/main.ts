@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `toolfs` executable on Node: binds the CLI to node:fs, the process and the terminal.
 import { promises as fsp } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { createInterface } from "node:readline/promises";
@@ -17,8 +17,9 @@ async function realDirectory(path: string): Promise<string | { error: string }> 
     const real = await fsp.realpath(path);
     if (!(await fsp.stat(real)).isDirectory()) return { error: `${path} is not a directory` };
     return real;
-  } catch {
-    return { error: `${path} does not exist` };
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    return { error: code === "EACCES" || code === "EPERM" ? `${path} cannot be opened: permission denied` : `${path} does not exist` };
   }
 }
 
@@ -39,7 +40,7 @@ async function ask(question: string): Promise<string> {
 function acp(): AcpHost {
   const runner = createNodeProcessRunner();
   return {
-    runtime: { provider: (cwd) => createNodeProvider({ cwd }), search: createNodeSearchBackend({ runner }), runner },
+    runtime: { provider: (cwd) => createNodeProvider({ cwd }), search: createNodeSearchBackend({ runner }), runner, home: homedir() },
     readText: (path) => fsp.readFile(path, "utf8"),
     stdio() {
       const stop = new AbortController();
@@ -66,6 +67,7 @@ process.exitCode = await runCli(process.argv.slice(2), {
   spillDirectory: join(tempRoots[0] ?? tmpdir(), "toolfs-spill"),
   runner: createNodeProcessRunner(),
   tempRoots,
+  home: homedir(),
   ask: process.stdin.isTTY ? ask : undefined,
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),

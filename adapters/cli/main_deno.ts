@@ -17,9 +17,18 @@ async function realDirectory(path: string): Promise<string | { error: string }> 
     const real = await Deno.realPath(path);
     if (!(await Deno.stat(real)).isDirectory) return { error: `${path} is not a directory` };
     return real;
-  } catch {
+  } catch (error) {
+    // Without --allow-read Deno refuses to look, which says nothing about whether the directory exists.
+    if ((error as { name?: unknown }).name === "NotCapable") return { error: `Deno is not permitted to read ${path}; grant --allow-read` };
     return { error: `${path} does not exist` };
   }
+}
+
+// HOME only when already permitted: asking would stop at a permission prompt; without it `~` is refused plainly.
+function homeOption(): { home?: string } {
+  if (Deno.permissions.querySync({ name: "env", variable: "HOME" }).state !== "granted") return {};
+  const value = Deno.env.get("HOME");
+  return value?.startsWith("/") ? { home: value } : {};
 }
 
 async function provider(backend: "node" | "memory", root: string): Promise<FileSystem> {
@@ -32,7 +41,7 @@ async function provider(backend: "node" | "memory", root: string): Promise<FileS
 function acp(): AcpHost {
   const runner = createDenoProcessRunner();
   return {
-    runtime: { provider: (cwd) => createDenoProvider({ cwd }), search: createDenoSearchBackend({ runner }), runner },
+    runtime: { provider: (cwd) => createDenoProvider({ cwd }), search: createDenoSearchBackend({ runner }), runner, ...homeOption() },
     readText: (path) => Deno.readTextFile(path),
     stdio() {
       const stop = new AbortController();
@@ -48,6 +57,7 @@ const status = await runCli(Deno.args, {
   realDirectory,
   provider,
   tempRoots: (await Promise.all(["/tmp"].map((t) => Deno.realPath(t).catch(() => undefined)))).filter((t) => t !== undefined),
+  ...homeOption(),
   ask: undefined,
   out: (text) => writeAll(Deno.stdout, text),
   err: (text) => writeAll(Deno.stderr, text),

@@ -21,20 +21,24 @@ export function editTool(env: ToolEnv): Tool<EditArgs> {
     mutates: true,
     sequenced: true,
     description:
-      "Replace exact text in a file read in this session. old_string must match the file exactly (CRLF and LF " +
-      "are treated alike) and occur once, unless replace_all is true. Everything else in the file stays byte for byte.",
+      `Replace exact text in a file${env.ledger ? " read in this session" : ""}. old_string must match the file exactly ` +
+      "(CRLF and LF are treated alike) and occur once, unless replace_all is true. Everything else in the file stays byte for byte.",
     schema: z
       .object({
         path: z.string().min(1).describe("File path, absolute or relative to the working directory"),
-        old_string: z.string().min(1).describe("Exact text to replace, copied from read output without the line numbers"),
+        old_string: z
+          .string()
+          .min(1)
+          .describe(env.has("read") ? "Exact text to replace, copied from read output without the line numbers" : "Exact text to replace"),
         new_string: z.string().describe("Replacement text; empty deletes old_string"),
         replace_all: z.boolean().optional().describe("Replace every occurrence (default false)"),
       })
       .strict()
       .refine((args) => args.old_string !== args.new_string, { message: "old_string and new_string are identical; nothing would change" }),
     guidance:
-      "edit replaces old_string with new_string literally. Copy old_string from read output without the \"N: \" " +
-      "prefix, keeping tabs and spaces exactly; include enough lines to make it unique or set replace_all.",
+      "edit replaces old_string with new_string literally. " +
+      (env.has("read") ? 'Copy old_string from read output without the "N: " prefix, keeping' : "Keep") +
+      " tabs and spaces exactly; include enough lines to make it unique or set replace_all.",
     run: (args, call) => runEdit(env, args, call),
   };
 }

@@ -33,7 +33,7 @@ export function readTool(env: ToolEnv): Tool<ReadArgs> {
       .strict(),
     guidance:
       `read shows a text file as numbered lines ("N: text"), up to ${readLines} per call; the footer says how to ` +
-      "continue. Read a file before changing it.",
+      `continue.${env.ledger && (env.has("write") || env.has("edit")) ? " Read a file before changing it." : ""}`,
     run: (args, call) => runRead(env, args, call),
   };
 }

@@ -64,7 +64,7 @@ export interface ToolEnv {
   readonly limits: ToolLimits;
   /** The read-before-write ledger; absent when the toolkit runs without that policy. */
   readonly ledger: ObservationLedger | undefined;
-  /** Whether a tool of that name is registered, for advice that names only tools the model has. */
+  /** Whether a tool of that name is registered and can run, for advice that names only tools the model can use. */
   has(name: string): boolean;
   /** Runs glob and grep; undefined when the toolkit has no search. */
   readonly search: SearchBackend | undefined;

@@ -15,7 +15,7 @@ import { editTool } from "./edit.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
 import { readTool } from "./read.ts";
-import { type CallContext, DEFAULT_LIMITS, inputJsonSchema, type Tool, type ToolEnv, type ToolLimits } from "./tool.ts";
+import { type CallContext, DEFAULT_LIMITS, inputJsonSchema, shownPath, type Tool, type ToolEnv, type ToolLimits } from "./tool.ts";
 import { type ToolCallOptions, type ToolDefinition, ToolError, type ToolResult } from "./types.ts";
 import { writeTool } from "./write.ts";
 
@@ -39,9 +39,12 @@ export interface SandboxOptions {
   readonly mode: SandboxMode;
   /** Writable in workspace-write mode; defaults to the toolkit's workspace. */
   readonly workspaceRoot?: string;
-  /** Further writable roots, such as the system's temp directories. */
+  /** Further writable roots, such as the system's temp directories; the guidance names them. */
   readonly writableRoots?: readonly string[];
-  /** Asked when the model retries a denied write with a wider mode. Without it, such retries fail. */
+  /**
+   * Asked when the model retries a denied write with a wider mode. Without it, the model is not offered
+   * escalation at all: write and edit get no `sandbox_permissions` field and refusals no retry hint.
+   */
   readonly approve?: (request: ApprovalRequest) => Promise<ApprovalOutcome>;
 }
 
@@ -63,9 +66,16 @@ export interface ToolkitOptions {
   readonly overCap?: "sample" | "head";
   /**
    * Runs bash on the host, outside the provider and the sandbox fence; without it bash is not registered by
-   * default. A confining sandbox and bash cannot be combined.
+   * default. A confining sandbox and bash cannot be combined. A runner that cannot stop the background jobs
+   * of a command (its `treeStopGap` says why) leaves bash registered but refusing every command, saying why.
    */
   readonly runner?: ProcessRunner;
+  /**
+   * The user's home directory (absolute). A path argument `~` or `~/…` starts there, as in a shell; without
+   * it such a path is refused (TOOL_INVALID_ARGUMENTS) rather than looked up as a name in the working
+   * directory. A file literally named `~` is reached as `./~`.
+   */
+  readonly home?: string;
 }
 
 export interface Toolkit {
@@ -98,6 +108,7 @@ interface Escalation {
 class ToolkitImpl implements Toolkit {
   readonly #fs: FileSystem;
   readonly #workspace: string;
+  readonly #home: string | undefined;
   readonly #sandbox: SandboxOptions | undefined;
   // Per actor, the calls on one file in arrival order (see #inOrder). Entries live while calls are queued.
   readonly #order = new Map<unknown, KeyedLock>();
@@ -110,6 +121,7 @@ class ToolkitImpl implements Toolkit {
   constructor(options: ToolkitOptions) {
     this.#fs = options.fs;
     this.#workspace = options.workspace ? absolute(options.workspace, "workspace") : options.fs.cwd;
+    this.#home = options.home === undefined ? undefined : absolute(options.home, "home");
     this.#sandbox = options.sandbox;
     const limits = { ...DEFAULT_LIMITS, ...options.limits };
     for (const [key, value] of Object.entries(limits)) {
@@ -134,7 +146,9 @@ class ToolkitImpl implements Toolkit {
       fs: options.fs,
       limits,
       ledger: options.policy === "none" ? undefined : new ObservationLedger(),
-      has: (name) => (names as readonly string[]).includes(name),
+      // Advice names only tools that can act: glob and grep need a backend, and bash a runner that can stop
+      // the background jobs of a command (otherwise it refuses every command).
+      has: (name) => (names as readonly string[]).includes(name) && usable(name, options),
       search: options.search,
       spill: options.spill,
       overCap: options.overCap ?? "sample",
@@ -143,7 +157,7 @@ class ToolkitImpl implements Toolkit {
     const factories = { read: readTool, write: writeTool, edit: editTool, glob: globTool, grep: grepTool, bash: bashTool } as const;
     for (const name of names) {
       const tool = factories[name](env) as unknown as Tool<Record<string, unknown>>;
-      const schema = tool.mutates && confining ? withEscalation(tool.schema, this.#sandbox!.mode) : tool.schema;
+      const schema = tool.mutates && confining && this.#sandbox!.approve ? withEscalation(tool.schema, this.#sandbox!.mode) : tool.schema;
       this.#tools.set(name, {
         tool,
         schema,
@@ -151,7 +165,7 @@ class ToolkitImpl implements Toolkit {
       });
     }
     this.definitions = [...this.#tools.values()].map((r) => r.definition);
-    this.guidance = this.#guidance(confining);
+    this.guidance = this.#guidance(confining, options);
   }
 
   async call(name: string, args: unknown, options?: ToolCallOptions): Promise<ToolResult> {
@@ -164,6 +178,7 @@ class ToolkitImpl implements Toolkit {
       if (!parsed.success) throw invalidArguments(name, parsed.error);
       throwIfAborted(options?.signal);
       const { sandbox_permissions, justification, ...toolArgs } = parsed.data as Record<string, unknown>;
+      if (typeof toolArgs.path === "string") toolArgs.path = this.#expandHome(toolArgs.path);
       const call: CallContext = {
         signal: options?.signal,
         cwd: options?.cwd === undefined ? this.#workspace : absolute(options.cwd, "cwd"),
@@ -204,6 +219,27 @@ class ToolkitImpl implements Toolkit {
     } finally {
       if (queue.size === 0 && this.#order.get(call.actor) === queue) this.#order.delete(call.actor);
     }
+  }
+
+  // `~` and `~/…` start at the home directory, as a shell and other agents' tools read them. `~name/…` (another
+  // user's home) cannot be known here and is refused; a bare `~name` without a slash is an ordinary file name.
+  #expandHome(path: string): string {
+    if (path !== "~" && !path.startsWith("~/")) {
+      if (/^~[^/]+\//.test(path)) {
+        throw new ToolError(
+          "TOOL_INVALID_ARGUMENTS",
+          `path ${JSON.stringify(path)}: only ~ and ~/ are expanded (to your home directory); give another user's files as an absolute path, or write ./${path} for a directory named that way`,
+        );
+      }
+      return path;
+    }
+    if (this.#home === undefined) {
+      throw new ToolError(
+        "TOOL_INVALID_ARGUMENTS",
+        `path ${JSON.stringify(path)} starts with ~, but the home directory is not known in this session; give an absolute path, or ./${path} if ~ is a name in the working directory`,
+      );
+    }
+    return path === "~" ? this.#home : `${this.#home}${path.slice(1)}`;
   }
 
   async #run(tool: Tool<Record<string, unknown>>, args: Record<string, unknown>, call: CallContext): Promise<ToolResult> {
@@ -249,8 +285,9 @@ class ToolkitImpl implements Toolkit {
       this.#denied.set(call.actor, { tool: tool.name, key: target.key });
       const wider = widerModes(mode);
       const choices = wider.length === 1 ? `"${wider[0]}"` : `${wider.map((m) => `"${m}"`).join(" or ")} (the narrowest that suffices)`;
+      // Only when someone can answer: telling the model "the user will be asked" with no approver is false.
       const hint =
-        wider.length === 0 || escalation
+        wider.length === 0 || escalation || !sandbox.approve
           ? ""
           : `\n[escalation] If this write is necessary, retry this exact call once with sandbox_permissions set to ${choices} ` +
             "and a one-sentence justification; the user will be asked.";
@@ -268,7 +305,7 @@ class ToolkitImpl implements Toolkit {
     if (outcome === "cancelled") {
       throw new ToolError("TOOL_ESCALATION_CANCELLED", "The approval request was cancelled; nothing was changed");
     }
-    throw new ToolError("TOOL_ESCALATION_REJECTED", `The user declined ${escalation.mode} access for this call; nothing was changed. Do not retry it`);
+    throw new ToolError("TOOL_ESCALATION_REJECTED", `The user declined this call in the ${escalation.mode} sandbox mode; nothing was changed. Do not retry it`);
   }
 
   async #fence(mode: SandboxMode, call: CallContext): Promise<FsFence> {
@@ -278,15 +315,24 @@ class ToolkitImpl implements Toolkit {
     return sandboxFence(this.#fs, mode, roots);
   }
 
-  #guidance(confining: boolean): string {
-    const parts = [...this.#tools.values()].map((r) => r.tool.guidance);
+  #guidance(confining: boolean, options: ToolkitOptions): string {
+    // A listed glob or grep without a backend fails every call; its guidance says so instead of how it works.
+    const parts = [...this.#tools.values()].map((r) =>
+      (r.tool.name === "glob" || r.tool.name === "grep") && !options.search
+        ? `${r.tool.name} cannot run in this session: no search backend was configured.`
+        : r.tool.guidance,
+    );
     if (confining && [...this.#tools.values()].some((r) => r.tool.mutates)) {
-      const mode = this.#sandbox!.mode;
-      parts.push(
-        mode === "read-only"
-          ? "Writes are refused in this session (read-only sandbox)."
-          : "Writes outside the workspace and temp directories are refused (workspace-write sandbox).",
-      );
+      const sandbox = this.#sandbox!;
+      // The roots as the fence resolves them (against the provider's cwd): the workspace root (the workspace
+      // unless set apart) and whatever further roots the host passed, which need not be temp directories.
+      const roots = [sandbox.workspaceRoot ?? this.#workspace, ...(sandbox.writableRoots ?? [])].map((root) => {
+        const path = resolvePath(this.#fs.cwd, root);
+        return path === this.#workspace ? "the workspace" : shownPath(path, this.#workspace);
+      });
+      const where = sandbox.mode === "read-only" ? "refuses every write" : `refuses writes outside ${listed([...new Set(roots)])}`;
+      const unless = sandbox.approve ? "; a refusal says how to ask the user to allow one call" : "";
+      parts.push(`The ${sandbox.mode} sandbox ${where}${unless}.`);
     }
     return parts.join("\n");
   }
@@ -323,6 +369,17 @@ function invalidArguments(tool: string, error: z.ZodError): ToolError {
 function absolute(path: string, what: string): string {
   if (typeof path !== "string" || !isAbsolutePath(path)) throw new ToolError("TOOL_INVALID_ARGUMENTS", `${what} must be an absolute path, got ${JSON.stringify(path)}`);
   return resolvePath("/", path);
+}
+
+function usable(name: string, options: ToolkitOptions): boolean {
+  if (name === "glob" || name === "grep") return options.search !== undefined;
+  if (name === "bash") return options.runner !== undefined && options.runner.treeStopGap?.() === undefined;
+  return true;
+}
+
+// "a", "a and b", "a, b and c".
+function listed(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
 }
 
 /**

@@ -19,8 +19,9 @@ export function writeTool(env: ToolEnv): Tool<WriteArgs> {
     mutates: true,
     sequenced: true,
     description:
-      "Create a file or replace its whole content (UTF-8). Replacing an existing file requires having read it in this " +
-      "session, unchanged since. An existing file keeps its line-ending style and byte-order mark.",
+      "Create a file or replace its whole content (UTF-8). " +
+      (env.ledger ? "Replacing an existing file requires having read it in this session, unchanged since. " : "") +
+      "An existing file keeps its line-ending style and byte-order mark.",
     schema: z
       .object({
         path: z.string().min(1).describe("File path, absolute or relative to the working directory"),
@@ -28,7 +29,8 @@ export function writeTool(env: ToolEnv): Tool<WriteArgs> {
       })
       .strict(),
     guidance:
-      "write creates a file or replaces all of it; to replace an existing file, read it first. Use edit to change part of a file.",
+      `write creates a file or replaces all of it${env.ledger ? "; to replace an existing file, read it first" : ""}.` +
+      (env.has("edit") ? " Use edit to change part of a file." : ""),
     run: (args, call) => runWrite(env, args, call),
   };
 }
