@@ -209,6 +209,13 @@ describe("grep", () => {
     expect(result.content).toContain("  2: [this line is not valid UTF-8; read the file to see it]");
   });
 
+  test("a cut line that starts with U+FEFF keeps it, as an uncut one does", async () => {
+    const lines = [line(2, `\uFEFF${"x".repeat(3000)}\n`), line(3, "\uFEFFshort\n")];
+    const result = await kit(scripted({ files: [{ path: "f", lines }] }).backend).call("grep", { pattern: "x" });
+    expect(result.content).toContain(`  2: \uFEFF${"x".repeat(1997)} … [line cut at 2000 bytes]\n`);
+    expect(result.content).toContain("  3: \uFEFFshort");
+  });
+
   test("over 250 matches: the first 250 inline, all of them spilled", async () => {
     const spill = createMemorySpillStore();
     const lines = Array.from({ length: 300 }, (_, i) => line(i + 1, `hit ${i + 1}`));

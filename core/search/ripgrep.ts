@@ -333,7 +333,8 @@ export class GrepJsonParser {
  * process and handles nothing more.
  */
 class LineSink implements OutputSink {
-  readonly #decoder = new TextDecoder();
+  // A U+FEFF at the start of the output is the first character of a path, not a byte-order mark.
+  readonly #decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   readonly #max: number;
   readonly #onLine: (line: string) => void;
   #rest = "";
