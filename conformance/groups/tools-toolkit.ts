@@ -137,6 +137,24 @@ export const toolsToolkitGroup: ConformanceGroup = {
       },
     },
     {
+      name: "an error's advice names only tools that are registered",
+      async run(subject) {
+        await subject.probe.mkdir("dir");
+        const kit = toolkit(subject, { tools: ["read", "edit"], ...(subject.search ? { search: subject.search } : {}) });
+        const directory = await fails(kit, "read", { path: "dir" }, "FS_NOT_REGULAR_FILE");
+        includes(directory.content, "read a file inside it");
+        excludes(directory.content, "glob", "bash");
+        await fails(kit, "read", { path: "gone.txt" }, "FS_NOT_FOUND");
+        excludes((await fails(kit, "edit", { path: "gone.txt", old_string: "a", new_string: "b" }, "FS_NOT_FOUND")).content, "write");
+        if (subject.search) {
+          const withGlob = toolkit(subject, { tools: ["read", "glob"], search: subject.search });
+          const found = await fails(withGlob, "read", { path: "dir" }, "FS_NOT_REGULAR_FILE");
+          includes(found.content, "find files in it with glob");
+          excludes(found.content, "bash");
+        }
+      },
+    },
+    {
       name: "a failure result carries the error's name and code",
       async run(subject) {
         const result = await toolkit(subject).call("read", { path: "missing.txt" });

@@ -54,7 +54,7 @@ async function runEdit(env: ToolEnv, args: EditArgs, call: CallContext): Promise
     });
   }
   if (seen?.kind === "absent") {
-    throw new FsError("FS_NOT_FOUND", `Cannot edit "${shown}": it did not exist when last read; create it with write`, {
+    throw new FsError("FS_NOT_FOUND", `Cannot edit "${shown}": it did not exist when last read${env.has("write") ? "; create it with write" : ""}`, {
       details: { path: target.displayPath },
     });
   }

@@ -177,13 +177,8 @@ function editDistance(a: string, b: string, limit: number): number {
 
 function notAFile(env: ToolEnv, shown: string, cause: FsError): FsError {
   const directory = cause.details.type === "directory" || /directory/.test(cause.message);
-  const next = directory
-    ? env.has("bash")
-      ? "list it with bash (ls), or find files in it with glob"
-      : env.has("glob")
-        ? "find files in it with glob"
-        : "read a file inside it"
-    : "only regular files can be read";
+  const ways = [...(env.has("bash") ? ["list it with bash (ls)"] : []), ...(env.has("glob") ? ["find files in it with glob"] : [])];
+  const next = directory ? (ways.length > 0 ? ways.join(", or ") : "read a file inside it") : "only regular files can be read";
   const what = directory ? "a directory" : "not a regular file";
   return new FsError("FS_NOT_REGULAR_FILE", `Cannot read "${shown}": it is ${what}; ${next}`, { cause, details: cause.details });
 }
