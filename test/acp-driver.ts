@@ -27,6 +27,7 @@ export class NdjsonPeer {
   readonly transcript: TranscriptEntry[] = [];
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   readonly #waiters = new Set<{ test: (m: Message) => boolean; resolve: (m: Message) => void }>();
+  readonly #answers = new Map<string, (params: Message) => unknown>();
   readonly #ended: Promise<void>;
   #nextId = 0;
 
@@ -44,6 +45,8 @@ export class NdjsonPeer {
       for (const line of lines) {
         const message = JSON.parse(line) as Message;
         this.transcript.push({ agent: message });
+        const answer = typeof message.method === "string" && "id" in message ? this.#answers.get(message.method) : undefined;
+        if (answer) void this.sendLine(JSON.stringify({ jsonrpc: "2.0", id: message.id, result: answer(message.params as Message) }));
         for (const waiter of this.#waiters) {
           if (!waiter.test(message)) continue;
           this.#waiters.delete(waiter);
@@ -63,6 +66,12 @@ export class NdjsonPeer {
     }
     this.transcript.push({ client: entry });
     await this.#writer.write(encoder.encode(`${line}\n`));
+  }
+
+  /** Answers every request the agent sends with `method` (such as session/request_permission) with `answer`'s result. */
+  answer(method: string, answer: (params: Message) => unknown): this {
+    this.#answers.set(method, answer);
+    return this;
   }
 
   /** The first agent message from now on that passes `test`. */
@@ -106,13 +115,17 @@ export function nodeRuntime(): AcpAgentOptions["runtime"] {
   return { provider: (cwd) => createNodeProvider({ cwd }), search: createNodeSearchBackend({ runner }), runner };
 }
 
-/** An agent served in this process over in-memory byte streams; `done` settles once it has shut down. */
+/**
+ * An agent served in this process over in-memory byte streams; `done` settles once it has shut down. Unless
+ * told otherwise it asks no permissions: the peer answers no requests until a test sets `answer`.
+ */
 export function inProcessAgent(options: Partial<AcpAgentOptions> & { model: Model | undefined }): { peer: NdjsonPeer; done: Promise<void> } {
   const toAgent = new TransformStream<Uint8Array, Uint8Array>();
   const fromAgent = new TransformStream<Uint8Array, Uint8Array>();
   const done = serveAcp({
     composition: COMPOSITIONS["bash-glob-grep"]!,
     runtime: nodeRuntime(),
+    permissionMode: "allow-all",
     ...options,
     input: toAgent.readable,
     output: fromAgent.writable,
