@@ -51,11 +51,13 @@ export interface FakeOptions {
   readonly script?: { readonly turns: readonly FakeTurn[] };
   /** Characters per streamed text piece and per tool-argument fragment; default 5, so JSON splits mid-token. */
   readonly piece?: number;
+  /** Default 0: any free port. */
+  readonly port?: number;
 }
 
 const CREATED = 1_767_225_600;
 
-/** Starts a fake on 127.0.0.1 (port 0); close it when done. */
+/** Starts a fake on 127.0.0.1 (port 0 unless given); close it when done. */
 export async function startFakeModel(options: FakeOptions): Promise<FakeServer> {
   const requests: RecordedRequest[] = [];
   const queue: FakeReply[] = [];
@@ -96,7 +98,7 @@ export async function startFakeModel(options: FakeOptions): Promise<FakeServer> 
       res.end(events);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,

@@ -276,7 +276,8 @@ async function runToolCall(turn: Turn, call: ModelToolCall): Promise<ModelMessag
   const diffs = absolute !== undefined && offered && (call.name === "write" || call.name === "edit");
   const before: Snapshot | undefined = diffs ? await snapshot(session.fs, absolute, signal) : undefined;
 
-  if (kind !== undefined && asks(turn.mode, kind)) {
+  // A kind the user allowed "always" runs like one the mode never asks about: in progress from the start.
+  if (kind !== undefined && asks(turn.mode, kind) && session.remembered.get(kind) !== "allow") {
     const preview = before && absolute ? proposedDiff(call.name, args, absolute, before) : undefined;
     await update({ sessionUpdate: "tool_call", ...announce("pending", preview) });
     const decision = await permission(turn, call, kind, announce("pending", preview));
@@ -321,9 +322,7 @@ async function runToolCall(turn: Turn, call: ModelToolCall): Promise<ModelMessag
 /** Asks the client about one call, or answers from what the user said "always" to earlier in the session. */
 async function permission(turn: Turn, call: ModelToolCall, kind: PermissionKind, toolCall: acp.ToolCall): Promise<Decision> {
   const { session, signal } = turn;
-  const remembered = session.remembered.get(kind);
-  if (remembered === "allow") return { run: true };
-  if (remembered === "reject") return { run: false, code: "PERMISSION_REJECTED", standing: true };
+  if (session.remembered.get(kind) === "reject") return { run: false, code: "PERMISSION_REJECTED", standing: true };
   let decision: Decision;
   try {
     const response = await turn.client.request(

@@ -24,9 +24,8 @@ export const COMPOSITIONS: Readonly<Record<string, Composition>> = {
     tools: ["read", "write", "edit", "glob", "grep", "bash"],
     limits: {},
     intro:
-      "You are a coding agent working in {cwd}; relative paths start there. Read before you change a file, " +
-      "keep changes to what the task needs, and check them with a command when one exists. The user may refuse " +
-      "a change or a command: then do not repeat it.",
+      "You are a coding agent working in {cwd}; relative paths start there. Change only what the task needs and " +
+      "check it with a command when one exists. The user may refuse a change or a command; do not repeat a refused one.",
   },
 };
 

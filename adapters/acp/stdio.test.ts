@@ -7,7 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { codingTree } from "../../fixtures/mod.ts";
+import { type FakeServer, type FakeTurn, startFakeModel } from "../../test/fake-models.ts";
 import {
+  codingScript,
   denoAgentArgs,
   expectPinned,
   root,
@@ -41,12 +44,14 @@ afterEach(async () => {
 // acpx keeps its configuration and sessions under HOME; npm would check for updates from there.
 const clientEnv = () => ({ ...process.env, HOME: home, npm_config_update_notifier: "false", NO_COLOR: "1" });
 
+type Command = (acpArgs: readonly string[], net?: string) => Promise<readonly [string, readonly string[]]>;
+
 describe.each([
-  ["node", () => [process.execPath, [cli, "acp", "--script", scenarioScript]] as const],
-  ["deno", async () => [deno, await denoAgentArgs(workspace.cwd, scenarioScript)] as const],
+  ["node", (async (acpArgs) => [process.execPath, [cli, "acp", ...acpArgs]]) as Command],
+  ["deno", (async (acpArgs, net) => [deno, await denoAgentArgs([workspace.cwd], acpArgs, net)]) as Command],
 ])("toolfs acp on %s over stdio", (_, command) => {
   test("replays the scenario to the pinned transcript, writes nothing else, and exits when stdin closes", async () => {
-    const [program, args] = await command();
+    const [program, args] = await command(["--script", scenarioScript]);
     const agent = subprocessAgent(program, args);
     const transcript = await runScenario(agent.peer, workspace.cwd);
     await agent.peer.close();
@@ -56,12 +61,36 @@ describe.each([
     expect(agent.stderr()).toBe("");
   });
 
+  test("runs the scenario through the openai driver against the fake server: the pinned transcript, plus usage", async () => {
+    const script = JSON.parse(readFileSync(scenarioScript, "utf8")) as { turns: FakeTurn[] };
+    // Whole pieces: the reply then arrives as one chunk, as the scripted model sends it.
+    const fake = await startFakeModel({ protocol: "openai", script, piece: 1000 });
+    try {
+      const { port } = new URL(fake.baseUrl);
+      const [program, args] = await command(["--model", "openai:fake", "--base-url", fake.baseUrl], `127.0.0.1:${port}`);
+      const agent = subprocessAgent(program, args);
+      const transcript = await runScenario(agent.peer, workspace.cwd);
+      await agent.peer.close();
+      expect(await agent.exit).toBe(0);
+      const usage = transcript.filter((m) => "agent" in m && (m.agent.params as { update?: { sessionUpdate?: string } })?.update?.sessionUpdate === "usage_update");
+      expect(usage).toHaveLength(1);
+      const last = transcript.at(-1) as { agent: { result: { stopReason: string; usage?: unknown } } };
+      expect(last.agent.result).toMatchObject({ stopReason: "end_turn", usage: { inputTokens: expect.any(Number), outputTokens: expect.any(Number) } });
+      delete last.agent.result.usage;
+      expectPinned("transcript.expected.json", templateTranscript(transcript.filter((m) => !usage.includes(m)), workspace.cwd));
+      expect(fake.requests).toHaveLength(2);
+      expect(agent.stderr()).toBe("");
+    } finally {
+      await fake.close();
+    }
+  });
+
   test("SIGTERM cancels the running command, stops its tree, and ends the agent", async () => {
     const script = join(workspace.cwd, "script.json");
     const pidFile = join(workspace.cwd, "pid");
     await fsp.writeFile(script, JSON.stringify({ turns: [{ toolCalls: [{ name: "bash", arguments: { command: `echo $$ > ${pidFile}; sleep 60` } }] }] }));
-    const [program, args] = await command();
-    const agent = subprocessAgent(program, [...args.slice(0, -1), script]);
+    const [program, args] = await command(["--script", script, "--permission-mode", "allow-all"]);
+    const agent = subprocessAgent(program, args);
     await agent.peer.request("initialize", { protocolVersion: 1 });
     const created = await agent.peer.request("session/new", { cwd: workspace.cwd, mcpServers: [] });
     void agent.peer.request("session/prompt", { sessionId: (created.result as { sessionId: string }).sessionId, prompt: [{ type: "text", text: "go" }] });
@@ -69,6 +98,55 @@ describe.each([
     agent.child.kill("SIGTERM");
     expect(await agent.exit).toBe(0);
     expect(await survivors(createNodeProcessRunner(), [readFileSync(pidFile, "utf8").trim()])).toEqual([]);
+  });
+});
+
+describe("acpx drives the coding agent against the fake OpenAI server", () => {
+  const CODING_PROMPT = "Make greeting.txt greet the world, then check it.";
+  let coding: { cwd: string; dispose: () => Promise<void> };
+  let fake: FakeServer;
+  beforeEach(async () => {
+    coding = await scenarioWorkspace(codingTree);
+    fake = await startFakeModel({ protocol: "openai", script: JSON.parse(readFileSync(codingScript, "utf8")) as { turns: FakeTurn[] } });
+  });
+  afterEach(async () => {
+    await fake.close();
+    await coding.dispose();
+  });
+  const exec = (format: "quiet" | "json", approval: "--approve-all" | "--deny-all") =>
+    run(
+      acpx,
+      [approval, "--agent", `${process.execPath} ${cli} acp --composition coding --model openai:fake --base-url ${fake.baseUrl}`, "--cwd", coding.cwd, "--format", format, "exec", CODING_PROMPT],
+      { cwd: root, env: clientEnv() },
+    );
+  const greeting = () => readFileSync(join(coding.cwd, "greeting.txt"), "utf8");
+
+  test("through read, an allowed edit and an allowed command, printing the model's final text", async () => {
+    const { stdout } = await exec("quiet", "--approve-all");
+    expect(stdout).toBe("greeting.txt now says Hello, world!\n");
+    expect(greeting()).toBe("Hello, world!\n");
+    const results = (fake.requests.at(-1)!.body.messages as { role: string; content: string }[]).filter((m) => m.role === "tool").map((m) => m.content);
+    expect(results[0]).toMatch(/^1: Hello, moon!/);
+    expect(results[1]).toMatch(/^Edited greeting.txt: replaced 1 occurrence at line 1/);
+    expect(results[2]).toBe("1\n[exit code: 0]");
+  });
+
+  test("the permission requests go over the wire with the diff; refused, nothing changes and the model is told", async () => {
+    // acpx exits 5 (its PERMISSION_DENIED) once it has denied a request; the turn itself ended normally.
+    const failed = (await exec("json", "--deny-all").catch((error: unknown) => error)) as { code: number; stdout: string };
+    expect(failed.code).toBe(5);
+    const { stdout } = failed;
+    const wire = stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const asked = wire.filter((m) => m.method === "session/request_permission").map((m) => (m.params as { toolCall: Record<string, unknown> }).toolCall);
+    expect(asked.map((c) => c.kind)).toEqual(["edit", "execute"]);
+    expect(asked[0]!.content).toEqual([{ type: "diff", path: join(coding.cwd, "greeting.txt"), oldText: "Hello, moon!\n", newText: "Hello, world!\n" }]);
+    expect(wire.at(-1)).toMatchObject({ result: { stopReason: "end_turn" } });
+    expect(greeting()).toBe("Hello, moon!\n");
+    const results = (fake.requests.at(-1)!.body.messages as { role: string; content: string }[]).filter((m) => m.role === "tool").map((m) => m.content);
+    expect(results.slice(1)).toEqual([
+      "Error PERMISSION_REJECTED: The user refused this edit; nothing was run or changed. Do not repeat it; ask the user or take another way.",
+      "Error PERMISSION_REJECTED: The user refused this command; nothing was run or changed. Do not repeat it; ask the user or take another way.",
+    ]);
   });
 });
 
