@@ -1,7 +1,7 @@
 // The agent as an editor starts it: `toolfs acp` as a subprocess speaking on stdio, under Node (the built
 // bin) and under Deno (least permissions), checked against the pinned transcript; the independent client acpx
 // end to end; and the scenario README's commands, run as printed.
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync, promises as fsp, readFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { codingTree } from "../../fixtures/mod.ts";
 import { type FakeServer, type FakeTurn, startFakeModel } from "../../test/fake-models.ts";
 import {
+  codingDir,
   codingScript,
   denoAgentArgs,
   expectPinned,
@@ -186,3 +187,39 @@ test("the scenario README's commands print GLOB_SAMPLED, run as printed", async 
   expect(outputs[0]).toContain(`glob-sampling: wrote 8 files with pinned modification times under ${dir}`);
   expect(outputs[1]).toBe("GLOB_SAMPLED\n");
 }, 60_000);
+
+test("the coding scenario README's commands print the model's final text, run as printed", async () => {
+  const readme = readFileSync(join(codingDir, "README.md"), "utf8");
+  const commands = /## Run it[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)![1]!.trim().split("\n");
+  expect(commands).toHaveLength(3);
+  const dir = join(realpathSync(home), "coding");
+  const local = (command: string) => command.replaceAll("/tmp/coding", dir);
+  const seeded = await run("bash", ["-c", local(commands[0]!)], { cwd: root, env: clientEnv() });
+  expect(seeded.stdout).toContain(`coding: wrote 1 files with pinned modification times under ${dir}`);
+  // The fake serves until stopped. Tests take port 0, so it runs on a free port and the agent is pointed there.
+  expect(commands[1]).toContain("--port 8931");
+  const server = spawn("bash", ["-c", `exec ${local(commands[1]!).replace("--port 8931", "--port 0")}`], {
+    cwd: root,
+    env: clientEnv(),
+    detached: true,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let out = "";
+      server.stdout!.on("data", (chunk: Buffer) => {
+        out += chunk.toString("utf8");
+        const found = /http:\/\/127\.0\.0\.1:\d+\/v1/.exec(out);
+        if (found) resolve(found[0]);
+      });
+      server.once("exit", () => reject(new Error(`the fake model exited: ${out}`)));
+    });
+    expect(commands[2]).toContain("http://127.0.0.1:8931/v1");
+    const { stdout } = await run("bash", ["-c", local(commands[2]!).replace("http://127.0.0.1:8931/v1", url)], { cwd: root, env: clientEnv() });
+    expect(stdout).toBe("greeting.txt now says Hello, world!\n");
+    expect(readFileSync(join(dir, "greeting.txt"), "utf8")).toBe("Hello, world!\n");
+  } finally {
+    // The fake's process group: npm, the shell it starts and tsx's node.
+    process.kill(-server.pid!, "SIGTERM");
+  }
+}, 90_000);
