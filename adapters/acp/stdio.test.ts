@@ -149,6 +149,44 @@ describe("acpx drives the coding agent against the fake OpenAI server", () => {
       "Error PERMISSION_REJECTED: The user refused this command; nothing was run or changed. Do not repeat it; ask the user or take another way.",
     ]);
   });
+
+  test("a tool it does not have and arguments that are not JSON come back to the model as coded errors", async () => {
+    fake.queue.push(
+      { kind: "turn", turn: { toolCalls: [{ name: "rm_rf", arguments: { path: "." } }] } },
+      { kind: "turn", turn: { toolCalls: [{ name: "edit", arguments: '{"path": "greeting.txt", "old_string": "moon' }] } },
+      { kind: "turn", turn: { text: "I could not change it." } },
+    );
+    const { stdout } = await exec("quiet", "--approve-all");
+    expect(stdout).toBe("I could not change it.\n");
+    expect(greeting()).toBe("Hello, moon!\n");
+    const results = (fake.requests.at(-1)!.body.messages as { role: string; content: string }[]).filter((m) => m.role === "tool").map((m) => m.content);
+    expect(results.map((r) => r.split(":")[0])).toEqual(["Error TOOL_UNKNOWN", "Error TOOL_INVALID_ARGUMENTS"]);
+  });
+
+  test("interrupting acpx mid-stream sends session/cancel: the agent aborts the model's stream and ends the turn cancelled", async () => {
+    fake.queue.push({ kind: "hang", text: "Let me look" });
+    const agent = `${process.execPath} ${cli} acp --composition coding --model openai:fake --base-url ${fake.baseUrl}`;
+    const client = spawn(acpx, ["--approve-all", "--agent", agent, "--cwd", coding.cwd, "--format", "json", "exec", CODING_PROMPT], {
+      cwd: root,
+      env: clientEnv(),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const exited = new Promise<number | null>((resolve) => client.once("exit", (code) => resolve(code)));
+    let out = "";
+    await new Promise<void>((resolve) =>
+      client.stdout!.on("data", (chunk: Buffer) => {
+        out += chunk.toString("utf8");
+        if (out.includes('"sessionUpdate":"agent_message_chunk"')) resolve();
+      }),
+    );
+    client.kill("SIGINT");
+    await fake.hangClosed;
+    await exited;
+    const wire = out.split("\n").filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(wire.filter((m) => m.method === "session/cancel")).toHaveLength(1);
+    const prompt = wire.find((m) => m.method === "session/prompt")!;
+    expect(wire.find((m) => m.id === prompt.id && "result" in m)).toMatchObject({ result: { stopReason: "cancelled" } });
+  });
 });
 
 describe("acpx, an independent client", () => {
