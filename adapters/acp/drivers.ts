@@ -7,7 +7,8 @@ import { createOpenAIModel, OPENAI_BASE_URL } from "./openai.ts";
 
 export type ProviderName = "openai" | "anthropic";
 
-interface Provider {
+/** How `PROVIDER:` in a model spec is served. */
+export interface Provider {
   readonly create: (options: HttpDriverOptions) => Model;
   readonly baseUrl: string;
   readonly keyEnv: string;

@@ -14,7 +14,7 @@ export { bashUnder, COMPOSITIONS, requestHeader, sessionTools } from "./composit
 export type { Composition, RequestHeader } from "./composition.ts";
 export { DEFAULT_TOKENS_PER_BYTE, ELIDE_ABOVE, ELIDE_DOWN_TO } from "./context.ts";
 export { createModel, parseModelSpec, PROVIDERS } from "./drivers.ts";
-export type { ModelSpecOptions, ProviderName } from "./drivers.ts";
+export type { ModelSpecOptions, Provider, ProviderName } from "./drivers.ts";
 export { retryAfterMs } from "./http.ts";
 export type { HttpDriverOptions, RetryOptions } from "./http.ts";
 export { createScriptedModel, MODEL_ERROR_CODES, ModelError, parseScript, toolResultText } from "./model.ts";

@@ -62,13 +62,13 @@ describe.each([
     expect(agent.stderr()).toBe("");
   });
 
-  test("runs the scenario through the openai driver against the fake server: the pinned transcript, plus usage", async () => {
+  test.for(["openai", "anthropic"] as const)("runs the scenario through the %s driver against the fake server: the pinned transcript, plus usage", async (protocol) => {
     const script = JSON.parse(readFileSync(scenarioScript, "utf8")) as { turns: FakeTurn[] };
     // Whole pieces: the reply then arrives as one chunk, as the scripted model sends it.
-    const fake = await startFakeModel({ protocol: "openai", script, piece: 1000 });
+    const fake = await startFakeModel({ protocol, script, piece: 1000 });
     try {
       const { port } = new URL(fake.baseUrl);
-      const [program, args] = await command(["--model", "openai:fake", "--base-url", fake.baseUrl], `127.0.0.1:${port}`);
+      const [program, args] = await command(["--model", `${protocol}:fake`, "--base-url", fake.baseUrl], `127.0.0.1:${port}`);
       const agent = subprocessAgent(program, args);
       const transcript = await runScenario(agent.peer, workspace.cwd);
       await agent.peer.close();
