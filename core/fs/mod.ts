@@ -40,6 +40,7 @@ export type {
   FsTarget,
   FsTargetKey,
   FsVersion,
+  FsWriteData,
   FsWriteGuard,
   FsWriteOptions,
   FsWriteResult,
