@@ -13,7 +13,11 @@ import {
   type SearchBackend,
   type Toolkit,
 } from "../../core/mod.ts";
-import { type AcpRuntime, COMPOSITIONS, createScriptedModel, type Model, ModelError, parseScript, serveAcp } from "../acp/mod.ts";
+// The ACP and MCP SDKs are optional peer dependencies: the modules that import them load only with their command.
+import { COMPOSITIONS } from "../acp/composition.ts";
+import { createScriptedModel, type Model, ModelError, parseScript } from "../acp/model.ts";
+import type { AcpRuntime } from "../acp/mod.ts";
+import { MCP_USAGE, type McpHost, runMcp } from "./mcp.ts";
 
 /** What the CLI needs from its runtime. */
 export interface CliHost {
@@ -36,6 +40,8 @@ export interface CliHost {
   err(text: string): void;
   /** The runtime's side of `toolfs acp`; absent where the agent cannot run. Called only for that command. */
   readonly acp?: () => AcpHost;
+  /** The runtime's side of `toolfs mcp`; absent where the server cannot run. Called only for that command. */
+  readonly mcp?: () => McpHost;
 }
 
 /** What `toolfs acp` takes from its runtime. */
@@ -60,6 +66,7 @@ const USAGE = `Usage:
   toolfs prompt [options]     print the system-prompt guidance
   toolfs acp [--composition NAME] [--script FILE]
                               serve an Agent Client Protocol agent on stdin/stdout (logs go to stderr)
+${MCP_USAGE.command}
 
 Runs the calls in order, in one session (a read authorizes a later edit), and prints what the model sees.
 
@@ -74,6 +81,8 @@ Options:
 acp options:
   --composition NAME    the tools and limits offered: ${Object.keys(COMPOSITIONS).join(", ")} (default)
   --script FILE         replay this model script (JSON: {"turns": [...]}) instead of calling a model
+
+${MCP_USAGE.options}
 
 Example:
   toolfs read '{"path":"README.md"}' edit '{"path":"README.md","old_string":"a","new_string":"b"}'`;
@@ -93,6 +102,7 @@ class UsageError extends Error {}
 /** Runs the CLI; resolves to the exit status (0 success, 1 a call failed, 2 bad usage). */
 export async function runCli(argv: readonly string[], host: CliHost): Promise<number> {
   if (argv[0] === "acp") return runAcp(argv.slice(1), host);
+  if (argv[0] === "mcp") return runMcp(argv.slice(1), host, (message) => usage(host, message));
   let parsed: Parsed;
   try {
     parsed = parse(argv);
@@ -180,6 +190,7 @@ async function runAcp(argv: readonly string[], host: CliHost): Promise<number> {
     host.err("toolfs acp: no --script given and no model client is built in; every prompt will fail\n");
   }
   const { input, output, signal } = acp.stdio();
+  const { serveAcp } = await import("../acp/serve.ts");
   await serveAcp({
     input,
     output,

@@ -11,6 +11,7 @@ import { createMemoryProvider } from "../memory/mod.ts";
 import { loadDirectory } from "../memory/load.ts";
 import { createNodeProcessRunner, createNodeProvider, createNodeSearchBackend } from "../node/mod.ts";
 import { type AcpHost, runCli } from "./cli.ts";
+import { nodeMcpHost } from "./mcp_node.ts";
 
 async function realDirectory(path: string): Promise<string | { error: string }> {
   try {
@@ -70,4 +71,5 @@ process.exitCode = await runCli(process.argv.slice(2), {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
   acp,
+  mcp: () => nodeMcpHost({ runner: createNodeProcessRunner(), tempRoots, spillDirectory: join(tempRoots[0] ?? tmpdir(), "toolfs-spill"), realDirectory }),
 });

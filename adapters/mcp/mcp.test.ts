@@ -159,6 +159,7 @@ describe("sessions", () => {
     const running = new Promise<void>((resolve) => (started = resolve));
     let aborted = false;
     const blocking: SearchBackend = {
+      name: "blocking",
       files: (request) =>
         new Promise((_resolve, reject) => {
           started();

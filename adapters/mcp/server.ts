@@ -61,8 +61,8 @@ export interface ToolfsMcpOptions {
    * (`roots/list`) and follows `notifications/roots/list_changed`.
    */
   readonly roots?: readonly string[];
-  /** Default "workspace-write": writes only inside the roots. "none" sets no fence (and allows bash). */
-  readonly sandbox?: SandboxMode | "none";
+  /** Default "workspace-write": writes only inside the roots (and temp roots). bash needs "full-access". */
+  readonly sandbox?: SandboxMode;
   readonly tools?: readonly ToolName[];
   readonly limits?: Partial<ToolLimits>;
   /** Diagnostics, one line each; never written to the protocol stream. */
@@ -89,7 +89,7 @@ const APPROVAL_TIMEOUT_MS = 10 * 60_000;
  */
 export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise<ToolfsMcpSession> {
   const mode = options.sandbox ?? "workspace-write";
-  if (mode !== "none" && !SANDBOX_MODES.includes(mode)) throw new RangeError(`sandbox must be one of ${SANDBOX_MODES.join(", ")} or none`);
+  if (!SANDBOX_MODES.includes(mode)) throw new RangeError(`sandbox must be one of ${SANDBOX_MODES.join(", ")}`);
   const log = options.log ?? (() => {});
   const actor = Symbol("toolfs MCP session");
   // The tools a session offers do not depend on its roots: list them from a workspace with none.
@@ -195,9 +195,8 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
   };
 }
 
-function build(options: ToolfsMcpOptions, mode: SandboxMode | "none", workspace: McpWorkspace, roots: readonly string[], approve: ((r: ApprovalRequest) => Promise<ApprovalOutcome>) | undefined): Toolkit {
-  const fenced = mode !== "none";
-  const confining = fenced && mode !== "full-access";
+function build(options: ToolfsMcpOptions, mode: SandboxMode, workspace: McpWorkspace, roots: readonly string[], approve: ((r: ApprovalRequest) => Promise<ApprovalOutcome>) | undefined): Toolkit {
+  const confining = mode !== "full-access";
   const [first, ...more] = roots;
   return createToolkit({
     fs: workspace.fs,
@@ -208,7 +207,7 @@ function build(options: ToolfsMcpOptions, mode: SandboxMode | "none", workspace:
     ...(workspace.spill ? { spill: workspace.spill } : {}),
     // bash runs outside the fence; a confining sandbox does not offer it (the toolkit would refuse).
     ...(workspace.runner && !confining ? { runner: workspace.runner } : {}),
-    ...(fenced ? { sandbox: { mode, writableRoots: [...more, ...(options.runtime.tempRoots ?? [])], ...(approve ? { approve } : {}) } } : {}),
+    sandbox: { mode, writableRoots: [...more, ...(options.runtime.tempRoots ?? [])], ...(approve ? { approve } : {}) },
   });
 }
 
