@@ -5,8 +5,6 @@ import process from "node:process";
 import { Readable } from "node:stream";
 import { createEngineBackend, createFsSpillStore, type ProcessRunner } from "../../core/mod.ts";
 import type { McpHttpHandler, McpRuntime, McpWorkspace } from "../mcp/mod.ts";
-import { loadDirectory } from "../memory/load.ts";
-import { createMemoryProvider, createMemoryVolume } from "../memory/mod.ts";
 import { createNodeProvider, createNodeSearchBackend } from "../node/mod.ts";
 import type { McpHost } from "./mcp.ts";
 
@@ -36,17 +34,20 @@ export function nodeMcpHost(options: NodeMcpHostOptions): McpHost {
 
 function runtime(backend: "node" | "memory", options: NodeMcpHostOptions): McpRuntime {
   const workspaces = new Map<string, Promise<McpWorkspace>>();
-  // One memory volume for the process, so every session sees the others' writes, as on a disk.
-  const volume = backend === "memory" ? createMemoryVolume() : undefined;
+  // One memory volume for the process, so every session sees the others' writes, as on a disk. memfs is an
+  // optional peer dependency: loaded only for --backend memory.
+  const memory = backend === "memory" ? Promise.all([import("../memory/mod.ts"), import("../memory/load.ts")]) : undefined;
+  const volume = memory?.then(([{ createMemoryVolume }]) => createMemoryVolume());
   const loaded = new Set<string>();
   const open = async (roots: readonly string[]): Promise<McpWorkspace> => {
     const cwd = roots[0] ?? "/";
-    if (volume) {
+    if (memory && volume) {
+      const [[{ createMemoryProvider }, { loadDirectory }], shared] = await Promise.all([memory, volume]);
       for (const root of roots.filter((r) => !loaded.has(r))) {
         loaded.add(root);
-        await loadDirectory(root, volume);
+        await loadDirectory(root, shared);
       }
-      const fs = createMemoryProvider({ volume, cwd });
+      const fs = createMemoryProvider({ volume: shared, cwd });
       return { fs, search: createEngineBackend(fs), spill: createFsSpillStore(fs, options.spillDirectory) };
     }
     const fs = createNodeProvider({ cwd });
