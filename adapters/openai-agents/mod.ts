@@ -115,7 +115,9 @@ export function createToolfsEditor(options: ToolfsEditorOptions): Editor {
     async createFile(operation) {
       try {
         const target = await fs.resolve(operation.path, { cwd: workspace });
-        const text = applyDiff("", operation.diff, "create");
+        // A V4A create diff cannot say "no newline at end of file"; a text file ends with one.
+        const created = applyDiff("", operation.diff, "create");
+        const text = created === "" || created.endsWith("\n") ? created : `${created}\n`;
         await fs.write(target, encodeUtf8(text), { guard: { kind: "createIfAbsent" }, fence: await fence() });
         return { status: "completed", output: `Created ${shown(target.displayPath)}` };
       } catch (error) {
