@@ -84,8 +84,8 @@ describe.each(Object.entries(servers))("toolfs mcp on %s over stdio, driven by t
   });
 });
 
-test("the v1 client (@modelcontextprotocol/sdk 1.32) drives the stdio server", async () => {
-  const transport = new V1StdioClientTransport({ command: process.execPath, args: [cli, "mcp", "--root", ws], env: { PATH: process.env.PATH ?? "" } });
+test.for(Object.keys(servers) as (keyof typeof servers)[])("the v1 client (@modelcontextprotocol/sdk 1.32) drives the stdio server on %s", async (runtime) => {
+  const transport = new V1StdioClientTransport({ ...(await servers[runtime]("--root", ws)), env: { PATH: process.env.PATH ?? "" } });
   const client = new V1Client({ name: "v1", version: "1.0.0" });
   await client.connect(transport);
   try {
@@ -121,12 +121,14 @@ test("notifications/cancelled stops a running bash command's process tree", asyn
   }
 });
 
-describe("the MCP Inspector's CLI mode (an independent client)", () => {
-  const inspect = (...args: string[]) =>
-    run(process.execPath, [inspector, "--cli", process.execPath, cli, "mcp", "--root", ws, ...args], {
+describe.each(Object.entries(servers))("the MCP Inspector's CLI mode (an independent client) against toolfs mcp on %s", (_, server) => {
+  const inspect = async (...args: string[]) => {
+    const { command, args: serverArgs } = await server("--root", ws);
+    return run(process.execPath, [inspector, "--cli", command, ...serverArgs, ...args], {
       cwd: root,
       env: { ...process.env, HOME: home, MCP_CATALOG_PATH: join(home, "catalog.json"), NO_COLOR: "1" },
     });
+  };
 
   test("lists the tools", async () => {
     const { stdout } = await inspect("--method", "tools/list");
