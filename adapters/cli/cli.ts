@@ -13,18 +13,13 @@ import {
   type SearchBackend,
   type Toolkit,
 } from "../../core/mod.ts";
-import {
-  type AcpRuntime,
-  COMPOSITIONS,
-  createModel,
-  createScriptedModel,
-  type Model,
-  ModelError,
-  PERMISSION_MODES,
-  type PermissionMode,
-  parseScript,
-  serveAcp,
-} from "../acp/mod.ts";
+// The ACP and MCP SDKs are optional peer dependencies: the modules that import them load only with their command.
+import { COMPOSITIONS } from "../acp/composition.ts";
+import { createModel } from "../acp/drivers.ts";
+import { createScriptedModel, type Model, ModelError, parseScript } from "../acp/model.ts";
+import type { AcpRuntime } from "../acp/mod.ts";
+import { PERMISSION_MODES, type PermissionMode } from "../acp/permissions.ts";
+import { MCP_USAGE, type McpHost, runMcp } from "./mcp.ts";
 
 /** What the CLI needs from its runtime. */
 export interface CliHost {
@@ -49,6 +44,8 @@ export interface CliHost {
   err(text: string): void;
   /** The runtime's side of `toolfs acp`; absent where the agent cannot run. Called only for that command. */
   readonly acp?: () => AcpHost;
+  /** The runtime's side of `toolfs mcp`; absent where the server cannot run. Called only for that command. */
+  readonly mcp?: () => McpHost;
 }
 
 /** What `toolfs acp` takes from its runtime. */
@@ -75,6 +72,7 @@ const USAGE = `Usage:
   toolfs prompt [options]     print the system-prompt guidance
   toolfs acp [--composition NAME] (--model PROVIDER:MODEL | --script FILE) [acp options]
                               serve an Agent Client Protocol agent on stdin/stdout (logs go to stderr)
+${MCP_USAGE.command}
 
 Runs the calls in order, in one session (a read authorizes a later edit), and prints what the model sees.
 
@@ -100,6 +98,8 @@ acp options:
   --sandbox MODE        as above; under read-only or workspace-write bash is not offered
   --script FILE         replay this model script (JSON: {"turns": [...]}) instead of calling a model
 
+${MCP_USAGE.options}
+
 Example:
   toolfs read '{"path":"README.md"}' edit '{"path":"README.md","old_string":"a","new_string":"b"}'`;
 
@@ -118,6 +118,7 @@ class UsageError extends Error {}
 /** Runs the CLI; resolves to the exit status (0 success, 1 a call failed, 2 bad usage). */
 export async function runCli(argv: readonly string[], host: CliHost): Promise<number> {
   if (argv[0] === "acp") return runAcp(argv.slice(1), host);
+  if (argv[0] === "mcp") return runMcp(argv.slice(1), host, (message) => usage(host, message));
   let parsed: Parsed;
   try {
     parsed = parse(argv);
@@ -269,6 +270,7 @@ async function runAcp(argv: readonly string[], host: CliHost): Promise<number> {
     host.err("toolfs acp: no --model or --script given; every prompt will fail\n");
   }
   const { input, output, signal } = acp.stdio();
+  const { serveAcp } = await import("../acp/serve.ts");
   await serveAcp({
     input,
     output,
