@@ -3,6 +3,7 @@
 // process runner arrive through AcpRuntime, and the transport through serveAcp's streams.
 import * as acp from "@agentclientprotocol/sdk";
 import {
+  accessWords,
   applyEdit,
   type ApprovalOutcome,
   type ApprovalRequest,
@@ -364,13 +365,13 @@ async function approveEscalation(request: ApprovalRequest, session: Session | un
         sessionId: session.id,
         toolCall: {
           toolCallId: asking.callId,
-          title: `${request.tool} ${request.path} with ${request.mode} access: ${request.justification}`,
+          title: `${request.tool} ${request.path} with ${accessWords(request.mode)}: ${request.justification}`,
           kind: "edit",
           status: "pending",
           locations: [{ path: resolvePath(session.cwd, request.path) }],
         },
         options: [
-          { optionId: "allow_once", name: `Allow ${request.mode} access once`, kind: "allow_once" },
+          { optionId: "allow_once", name: `Allow ${accessWords(request.mode)} once`, kind: "allow_once" },
           { optionId: "reject_once", name: "Reject", kind: "reject_once" },
         ],
       },

@@ -94,7 +94,7 @@ describe("runCli", () => {
     expect(no.stdout).toContain("declined");
     const asked = memoryHost({}, ["y"]);
     await runCli([...call, "--sandbox", "workspace-write"], asked);
-    expect(asked.asked[0]).toContain("the model asks to write /etc/x in the full-access sandbox mode, for this call only");
+    expect(asked.asked[0]).toContain("the model asks for full access to write /etc/x, for this call only");
     expect(asked.stdout).toContain("Created /etc/x");
   });
 });

@@ -2,6 +2,7 @@
 // would see, or serves an ACP agent on stdio. A thin layer over the public API; everything runtime-specific
 // arrives through CliHost.
 import {
+  accessWords,
   type ApprovalOutcome,
   type ApprovalRequest,
   createFsSpillStore,
@@ -301,7 +302,7 @@ function approver(parsed: Parsed, host: CliHost): { approve?: (request: Approval
   return {
     approve: async (request) => {
       const reply = await ask(
-        `toolfs: the model asks to ${request.tool} ${request.path} in the ${request.mode} sandbox mode, for this call only\n` +
+        `toolfs: the model asks for ${accessWords(request.mode)} to ${request.tool} ${request.path}, for this call only\n` +
           `  reason: ${request.justification}\nAllow this once? [y/N] `,
       );
       return /^y(es)?$/i.test(reply.trim()) ? "allowed-once" : "rejected";

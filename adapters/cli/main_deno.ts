@@ -91,6 +91,7 @@ function mcp(tempRoots: readonly string[]): McpHost {
     };
     return {
       tempRoots,
+      ...homeOption(),
       workspace(roots) {
         const key = roots.join("\0");
         let workspace = workspaces.get(key);

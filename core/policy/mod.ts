@@ -5,5 +5,5 @@
  */
 export { ObservationLedger } from "./ledger.ts";
 export type { Observation } from "./ledger.ts";
-export { isWiderMode, SANDBOX_MODES, sandboxFence, sandboxMarker, widerModes } from "./sandbox.ts";
+export { accessWords, isWiderMode, SANDBOX_MODES, sandboxFence, sandboxMarker, widerModes } from "./sandbox.ts";
 export type { SandboxMode } from "./sandbox.ts";

@@ -4,7 +4,7 @@ import { KeyedLock } from "../fs/lock.ts";
 import { isAbsolutePath, relativeWithin, resolvePath } from "../fs/paths.ts";
 import type { FileSystem, FsFence, FsTarget } from "../fs/types.ts";
 import { ObservationLedger } from "../policy/ledger.ts";
-import { isWiderMode, type SandboxMode, sandboxFence, widerModes } from "../policy/sandbox.ts";
+import { accessWords, isWiderMode, type SandboxMode, sandboxFence, widerModes } from "../policy/sandbox.ts";
 import { isProcessError } from "../process/errors.ts";
 import type { ProcessRunner } from "../process/types.ts";
 import { isSearchError } from "../search/errors.ts";
@@ -305,7 +305,7 @@ class ToolkitImpl implements Toolkit {
     if (outcome === "cancelled") {
       throw new ToolError("TOOL_ESCALATION_CANCELLED", "The approval request was cancelled; nothing was changed");
     }
-    throw new ToolError("TOOL_ESCALATION_REJECTED", `The user declined this call in the ${escalation.mode} sandbox mode; nothing was changed. Do not retry it`);
+    throw new ToolError("TOOL_ESCALATION_REJECTED", `The user declined ${accessWords(escalation.mode)} for this call; nothing was changed. Do not retry it`);
   }
 
   async #fence(mode: SandboxMode, call: CallContext): Promise<FsFence> {
