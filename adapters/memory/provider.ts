@@ -4,15 +4,16 @@ import {
   errnoError,
   type FileSystem,
   type FsCapabilities,
+  type FsDirectory,
   type FsDriver,
   type FsDriverHandle,
-  type FsDriverPublishOptions,
   type FsDriverStat,
+  FsError,
+  type FsStagedFile,
   isAbsentError,
+  joinPath,
   parentPath,
-  stagingPath,
   resolvePath,
-  throwIfAborted,
 } from "../../core/mod.ts";
 import { mapMemfsError, memfsCall } from "./map-error.ts";
 
@@ -67,18 +68,23 @@ const NEW_FILE_MODE = 0o644;
 
 // memfs runs every call synchronously, so a check followed by a mutation in the same turn cannot be
 // interleaved with any other caller; the driver relies on that instead of memfs's rename of symlinks and
-// directories, which loses data.
+// directories, which loses data, and renames only files.
 class MemoryDriver implements FsDriver {
   readonly capabilities: FsCapabilities = {
     symlinks: true,
     fileModes: true,
     permissionErrors: true,
     timestampResolutionMs: 1,
+    pinnedPublication: true,
   };
+  readonly newFileMode = NEW_FILE_MODE;
+  // Providers of one volume share its lock table and publication counters; no other process can reach it.
+  readonly storage: object;
   readonly #vol: Volume;
 
   constructor(volume: Volume) {
     this.#vol = volume;
+    this.storage = volume;
   }
 
   async realpath(path: string): Promise<string | undefined> {
@@ -116,54 +122,142 @@ class MemoryDriver implements FsDriver {
     };
   }
 
-  async mkdirp(path: string): Promise<void> {
-    memfsCall(() => this.#vol.mkdirSync(path, { recursive: true }));
-  }
-
-  async publish(path: string, chunks: AsyncIterable<Uint8Array>, options: FsDriverPublishOptions): Promise<"published" | "exists"> {
+  async openDirectory(path: string): Promise<FsDirectory> {
     const vol = this.#vol;
-    // A fresh node per publication: a reader holding the old one keeps reading the old bytes, as on disk.
-    const temp = stagingPath(path);
-    let fd: number | undefined;
-    try {
-      fd = memfsCall(() => vol.openSync(temp, "wx", 0o600));
-      for await (const bytes of chunks) {
-        throwIfAborted(options.signal);
-        for (let offset = 0; offset < bytes.length; ) offset += memfsCall(() => vol.writeSync(fd!, bytes, offset));
-      }
-      memfsCall(() => vol.closeSync(fd!));
-      fd = undefined;
-      throwIfAborted(options.signal);
-      await options.beforeCommit();
-      const existing = this.#probe(() => vol.lstatSync(path));
-      if (existing && options.exclusive) return "exists";
-      if (existing && existing.type !== "file") throw errnoError("EISDIR", undefined);
-      memfsCall(() => vol.chmodSync(temp, options.mode ?? NEW_FILE_MODE));
-      memfsCall(() => vol.renameSync(temp, path));
-      return "published";
-    } finally {
-      if (fd !== undefined) {
-        try {
-          vol.closeSync(fd);
-        } catch {
-          // Already closed.
-        }
-      }
-      try {
-        vol.unlinkSync(temp);
-      } catch {
-        // Already renamed into place, or never created.
-      }
-    }
+    const real = memfsCall(() => String(vol.realpathSync(path)));
+    const stat = memfsCall((): MemfsStats => vol.statSync(real));
+    if (!stat.isDirectory()) throw errnoError("ENOTDIR", undefined);
+    return new MemoryDirectory(vol, real, stat.ino);
   }
 
   #probe(work: () => MemfsStats): FsDriverStat | undefined {
+    return probe(work);
+  }
+}
+
+// A directory pinned by identity: every operation first checks, in the same synchronous turn as the
+// operation itself, that its path still leads to the directory that was opened, through no symlink. No
+// other code can run between the check and the act, so a rename can make an operation fail but never
+// redirect it.
+class MemoryDirectory implements FsDirectory {
+  readonly #vol: Volume;
+  readonly #path: string;
+  readonly #ino: number;
+
+  constructor(vol: Volume, path: string, ino: number) {
+    this.#vol = vol;
+    this.#path = path;
+    this.#ino = ino;
+  }
+
+  async currentPath(): Promise<string | undefined> {
+    return this.#still() ? this.#path : undefined;
+  }
+
+  async stat(): Promise<FsDriverStat> {
+    return toStat(memfsCall((): MemfsStats => this.#vol.lstatSync(this.#here())));
+  }
+
+  async lstat(name: string): Promise<FsDriverStat | undefined> {
+    return probe(() => this.#vol.lstatSync(this.#at(name)));
+  }
+
+  async openDirectory(name: string): Promise<FsDirectory | undefined> {
+    const path = this.#at(name);
+    const stat = probe(() => this.#vol.lstatSync(path));
+    if (!stat) return undefined;
+    if (stat.type !== "directory") throw new FsError("FS_NOT_DIRECTORY", "it is not a directory");
+    return new MemoryDirectory(this.#vol, path, memfsCall(() => Number(this.#vol.lstatSync(path).ino)));
+  }
+
+  async mkdir(name: string, mode: number): Promise<boolean> {
+    const path = this.#at(name);
+    if (probe(() => this.#vol.lstatSync(path))) return false;
+    memfsCall(() => this.#vol.mkdirSync(path, { mode }));
+    return true;
+  }
+
+  async createFile(name: string, mode: number): Promise<FsStagedFile | undefined> {
+    const vol = this.#vol;
+    const path = this.#at(name);
+    if (probe(() => vol.lstatSync(path))) return undefined;
+    const fd = memfsCall(() => vol.openSync(path, "wx", mode));
+    return {
+      write: async (bytes) => memfsCall(() => vol.writeSync(fd, bytes)),
+      sync: async () => undefined,
+      chmod: async (to) => memfsCall(() => vol.fchmodSync(fd, to)),
+      close: async () => memfsCall(() => vol.closeSync(fd)),
+    };
+  }
+
+  async readFile(name: string, maxBytes: number): Promise<Uint8Array | undefined> {
+    const vol = this.#vol;
+    const path = this.#at(name);
+    if (probe(() => vol.lstatSync(path))?.type !== "file") return undefined;
+    const buffer = new Uint8Array(maxBytes);
+    const fd = memfsCall(() => vol.openSync(path, "r"));
     try {
-      return toStat(work());
-    } catch (error) {
-      if (isAbsentError(error)) return undefined;
-      throw mapMemfsError(error);
+      return buffer.subarray(0, memfsCall(() => vol.readSync(fd, buffer, 0, maxBytes, 0)));
+    } finally {
+      vol.closeSync(fd);
     }
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    const source = this.#at(from);
+    const destination = joinPath(this.#path, to);
+    // memfs would replace a directory (or misplace a symlink); the kernel refuses the first.
+    if (probe(() => this.#vol.lstatSync(destination))?.type === "directory") throw errnoError("EISDIR", undefined);
+    memfsCall(() => this.#vol.renameSync(source, destination));
+  }
+
+  async link(from: string, to: string): Promise<boolean> {
+    const source = this.#at(from);
+    const destination = joinPath(this.#path, to);
+    if (probe(() => this.#vol.lstatSync(destination))) return false;
+    memfsCall(() => this.#vol.linkSync(source, destination));
+    return true;
+  }
+
+  async unlink(name: string): Promise<boolean> {
+    const path = this.#at(name);
+    const stat = probe(() => this.#vol.lstatSync(path));
+    if (!stat) return false;
+    if (stat.type === "directory") throw errnoError("EISDIR", undefined);
+    memfsCall(() => this.#vol.unlinkSync(path));
+    return true;
+  }
+
+  async readdir(): Promise<string[]> {
+    return memfsCall(() => this.#vol.readdirSync(this.#here()).map((name) => String(name)));
+  }
+
+  async close(): Promise<void> {}
+
+  #still(): boolean {
+    try {
+      return String(this.#vol.realpathSync(this.#path)) === this.#path && Number(this.#vol.lstatSync(this.#path).ino) === this.#ino;
+    } catch {
+      return false;
+    }
+  }
+
+  #here(): string {
+    if (!this.#still()) throw new FsError("FS_STALE_VERSION", "its folder was moved or removed while writing; read it again");
+    return this.#path;
+  }
+
+  #at(name: string): string {
+    return joinPath(this.#here(), name);
+  }
+}
+
+function probe(work: () => MemfsStats): FsDriverStat | undefined {
+  try {
+    return toStat(work());
+  } catch (error) {
+    if (isAbsentError(error)) return undefined;
+    throw mapMemfsError(error);
   }
 }
 
@@ -186,6 +280,7 @@ function toStat(s: MemfsStats): FsDriverStat {
     mtimeMs: s.mtimeMs,
     mode: s.mode & 0o777,
     token: `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`,
+    id: String(s.ino),
   };
 }
 

@@ -14,4 +14,11 @@ export interface FsCapabilities {
    * change made outside the provider (Deno reports ctime in whole seconds, memfs in milliseconds).
    */
   readonly timestampResolutionMs: number;
+  /**
+   * Publication acts on opened directories that a concurrent rename cannot redirect (Linux through
+   * `/proc/self/fd` or `openat`; memory by identity within one synchronous turn). When false, a local process
+   * that swaps a parent directory for a symlink between the last fence check and the rename can redirect a
+   * write outside the fence.
+   */
+  readonly pinnedPublication: boolean;
 }
