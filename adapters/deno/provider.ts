@@ -54,6 +54,7 @@ class DenoDriver implements FsDriver {
       // Deno reports mtime in milliseconds and ctime in whole seconds.
       timestampResolutionMs: 1000,
       pinnedPublication: libc !== undefined,
+      detectsDeadWriters: libc !== undefined,
     };
     let mask = 0o022;
     try {
@@ -207,7 +208,13 @@ class PathDirectory implements FsDirectory {
   async readFile(name: string, maxBytes: number): Promise<Uint8Array | undefined> {
     const at = await this.#at(name);
     if ((await probe(() => this.#deno.lstat(at)))?.type !== "file") return undefined;
-    const file = await denoCall(() => this.#deno.open(at, { read: true }));
+    let file: Awaited<ReturnType<DenoApi["open"]>>;
+    try {
+      file = await this.#deno.open(at, { read: true });
+    } catch (error) {
+      if (isAbsent(error)) return undefined;
+      throw mapDenoError(error);
+    }
     try {
       const buffer = new Uint8Array(maxBytes);
       return buffer.subarray(0, (await denoCall(() => file.read(buffer))) ?? 0);
@@ -231,10 +238,13 @@ class PathDirectory implements FsDirectory {
     const stat = await probe(() => this.#deno.lstat(at));
     if (!stat) return false;
     if (stat.type === "directory") throw new FsError("FS_NOT_REGULAR_FILE", "it is a directory");
-    await denoCall(() => this.#deno.remove(at)).catch((error: unknown) => {
-      if (!isAbsent((error as FsError).cause)) throw error;
-    });
-    return true;
+    try {
+      await this.#deno.remove(at);
+      return true;
+    } catch (error) {
+      if (isAbsent(error)) return false;
+      throw mapDenoError(error);
+    }
   }
 
   async readdir(): Promise<string[]> {

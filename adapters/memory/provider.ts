@@ -76,6 +76,7 @@ class MemoryDriver implements FsDriver {
     permissionErrors: true,
     timestampResolutionMs: 1,
     pinnedPublication: true,
+    detectsDeadWriters: false,
   };
   readonly newFileMode = NEW_FILE_MODE;
   // Providers of one volume share its lock table and publication counters; no other process can reach it.
@@ -127,7 +128,7 @@ class MemoryDriver implements FsDriver {
     const real = memfsCall(() => String(vol.realpathSync(path)));
     const stat = memfsCall((): MemfsStats => vol.statSync(real));
     if (!stat.isDirectory()) throw errnoError("ENOTDIR", undefined);
-    return new MemoryDirectory(vol, real, stat.ino);
+    return new MemoryDirectory(vol, real, stat);
   }
 
   #probe(work: () => MemfsStats): FsDriverStat | undefined {
@@ -135,23 +136,25 @@ class MemoryDriver implements FsDriver {
   }
 }
 
-// A directory pinned by identity: every operation first checks, in the same synchronous turn as the
-// operation itself, that its path still leads to the directory that was opened, through no symlink. No
-// other code can run between the check and the act, so a rename can make an operation fail but never
-// redirect it.
+// A directory pinned by identity (inode and birth time), as a descriptor pins one on disk: every operation
+// finds the opened directory, through no symlink, and acts on it in the same synchronous turn, so no other
+// code runs between finding and acting. A directory moved elsewhere is found again by a walk of the volume
+// (rare: only a rename racing the write moves it).
 class MemoryDirectory implements FsDirectory {
   readonly #vol: Volume;
-  readonly #path: string;
   readonly #ino: number;
+  readonly #born: number;
+  #path: string;
 
-  constructor(vol: Volume, path: string, ino: number) {
+  constructor(vol: Volume, path: string, stat: MemfsStats) {
     this.#vol = vol;
     this.#path = path;
-    this.#ino = ino;
+    this.#ino = stat.ino;
+    this.#born = stat.birthtimeMs;
   }
 
   async currentPath(): Promise<string | undefined> {
-    return this.#still() ? this.#path : undefined;
+    return this.#locate();
   }
 
   async stat(): Promise<FsDriverStat> {
@@ -164,15 +167,15 @@ class MemoryDirectory implements FsDirectory {
 
   async openDirectory(name: string): Promise<FsDirectory | undefined> {
     const path = this.#at(name);
-    const stat = probe(() => this.#vol.lstatSync(path));
+    const stat = probeRaw(() => this.#vol.lstatSync(path));
     if (!stat) return undefined;
-    if (stat.type !== "directory") throw new FsError("FS_NOT_DIRECTORY", "it is not a directory");
-    return new MemoryDirectory(this.#vol, path, memfsCall(() => Number(this.#vol.lstatSync(path).ino)));
+    if (!stat.isDirectory()) throw new FsError("FS_NOT_DIRECTORY", "it is not a directory");
+    return new MemoryDirectory(this.#vol, path, stat);
   }
 
   async mkdir(name: string, mode: number): Promise<boolean> {
     const path = this.#at(name);
-    if (probe(() => this.#vol.lstatSync(path))) return false;
+    if (probeRaw(() => this.#vol.lstatSync(path))) return false;
     memfsCall(() => this.#vol.mkdirSync(path, { mode }));
     return true;
   }
@@ -180,7 +183,7 @@ class MemoryDirectory implements FsDirectory {
   async createFile(name: string, mode: number): Promise<FsStagedFile | undefined> {
     const vol = this.#vol;
     const path = this.#at(name);
-    if (probe(() => vol.lstatSync(path))) return undefined;
+    if (probeRaw(() => vol.lstatSync(path))) return undefined;
     const fd = memfsCall(() => vol.openSync(path, "wx", mode));
     return {
       write: async (bytes) => memfsCall(() => vol.writeSync(fd, bytes)),
@@ -193,7 +196,7 @@ class MemoryDirectory implements FsDirectory {
   async readFile(name: string, maxBytes: number): Promise<Uint8Array | undefined> {
     const vol = this.#vol;
     const path = this.#at(name);
-    if (probe(() => vol.lstatSync(path))?.type !== "file") return undefined;
+    if (!probeRaw(() => vol.lstatSync(path))?.isFile()) return undefined;
     const buffer = new Uint8Array(maxBytes);
     const fd = memfsCall(() => vol.openSync(path, "r"));
     try {
@@ -204,26 +207,26 @@ class MemoryDirectory implements FsDirectory {
   }
 
   async rename(from: string, to: string): Promise<void> {
-    const source = this.#at(from);
-    const destination = joinPath(this.#path, to);
+    const here = this.#here();
+    const destination = joinPath(here, to);
     // memfs would replace a directory (or misplace a symlink); the kernel refuses the first.
-    if (probe(() => this.#vol.lstatSync(destination))?.type === "directory") throw errnoError("EISDIR", undefined);
-    memfsCall(() => this.#vol.renameSync(source, destination));
+    if (probeRaw(() => this.#vol.lstatSync(destination))?.isDirectory()) throw errnoError("EISDIR", undefined);
+    memfsCall(() => this.#vol.renameSync(joinPath(here, from), destination));
   }
 
   async link(from: string, to: string): Promise<boolean> {
-    const source = this.#at(from);
-    const destination = joinPath(this.#path, to);
-    if (probe(() => this.#vol.lstatSync(destination))) return false;
-    memfsCall(() => this.#vol.linkSync(source, destination));
+    const here = this.#here();
+    const destination = joinPath(here, to);
+    if (probeRaw(() => this.#vol.lstatSync(destination))) return false;
+    memfsCall(() => this.#vol.linkSync(joinPath(here, from), destination));
     return true;
   }
 
   async unlink(name: string): Promise<boolean> {
     const path = this.#at(name);
-    const stat = probe(() => this.#vol.lstatSync(path));
+    const stat = probeRaw(() => this.#vol.lstatSync(path));
     if (!stat) return false;
-    if (stat.type === "directory") throw errnoError("EISDIR", undefined);
+    if (stat.isDirectory()) throw errnoError("EISDIR", undefined);
     memfsCall(() => this.#vol.unlinkSync(path));
     return true;
   }
@@ -234,21 +237,51 @@ class MemoryDirectory implements FsDirectory {
 
   async close(): Promise<void> {}
 
-  #still(): boolean {
+  #is(path: string): boolean {
     try {
-      return String(this.#vol.realpathSync(this.#path)) === this.#path && Number(this.#vol.lstatSync(this.#path).ino) === this.#ino;
+      const stat = this.#vol.lstatSync(path) as MemfsStats;
+      return stat.isDirectory() && stat.ino === this.#ino && stat.birthtimeMs === this.#born && String(this.#vol.realpathSync(path)) === path;
     } catch {
       return false;
     }
   }
 
+  #locate(): string | undefined {
+    if (this.#is(this.#path)) return this.#path;
+    const pending = ["/"];
+    for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
+      if (this.#is(dir)) return (this.#path = dir);
+      let names: string[];
+      try {
+        names = this.#vol.readdirSync(dir).map(String);
+      } catch {
+        continue;
+      }
+      for (const name of names) {
+        const child = joinPath(dir, name);
+        if (probeRaw(() => this.#vol.lstatSync(child))?.isDirectory()) pending.push(child);
+      }
+    }
+    return undefined;
+  }
+
   #here(): string {
-    if (!this.#still()) throw new FsError("FS_STALE_VERSION", "its folder was moved or removed while writing; read it again");
-    return this.#path;
+    const here = this.#locate();
+    if (here === undefined) throw new FsError("FS_NOT_FOUND", "its folder was removed while writing");
+    return here;
   }
 
   #at(name: string): string {
     return joinPath(this.#here(), name);
+  }
+}
+
+function probeRaw(work: () => unknown): MemfsStats | undefined {
+  try {
+    return work() as MemfsStats;
+  } catch (error) {
+    if (isAbsentError(error)) return undefined;
+    throw mapMemfsError(error);
   }
 }
 
@@ -267,6 +300,7 @@ interface MemfsStats {
   readonly mtimeMs: number;
   readonly ctimeMs: number;
   readonly ino: number;
+  readonly birthtimeMs: number;
   readonly mode: number;
   isFile(): boolean;
   isDirectory(): boolean;

@@ -50,6 +50,7 @@ class NodeDriver implements FsDriver {
     // Nanosecond fields, but the kernel stamps them from a clock that may advance once per tick.
     timestampResolutionMs: 10,
     pinnedPublication: PINNED,
+    detectsDeadWriters: true,
   };
   // New files get the mode an editor would give them, not the owner-only mode of the staged copy.
   readonly newFileMode: number = 0o666 & ~umask();

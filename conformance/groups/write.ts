@@ -204,6 +204,43 @@ export const writeGroup: ConformanceGroup = {
       },
     },
     {
+      name: "a name of 240 bytes (é × 120) is created and replaced under guards like any other",
+      async run({ provider, probe }) {
+        const name = "é".repeat(120);
+        const target = await provider.resolve(name);
+        const created = await provider.write(target, utf8("one\n"), { guard: { kind: "createIfAbsent" } });
+        const updated = await provider.write(target, utf8("two\n"), { guard: { kind: "replaceIfVersion", version: created.version } });
+        assertEquals(updated.operation, "update");
+        assertBytes(await probe.readFile(name), "two\n");
+        assertEquals(await probe.list("."), [name]);
+      },
+    },
+    {
+      name: "a private write makes an owner-only file in owner-only new folders",
+      skip: needsFileModes,
+      async run({ provider, probe }) {
+        await provider.write(await provider.resolve("p/q/a.txt"), utf8("secret"), { private: true, guard: { kind: "createIfAbsent" } });
+        assertEquals((await probe.info("p"))?.mode, 0o700, "new folder p");
+        assertEquals((await probe.info("p/q"))?.mode, 0o700, "new folder q");
+        assertEquals((await probe.info("p/q/a.txt"))?.mode, 0o600, "the file");
+      },
+    },
+    {
+      name: "a private write refuses a folder other users can write to, and a replacement keeps its mode",
+      skip: needsFileModes,
+      async run({ provider, probe }) {
+        await probe.mkdir("shared");
+        await probe.chmod("shared", 0o777);
+        await assertRejectsCode(provider.write(await provider.resolve("shared/a.txt"), utf8("secret"), { private: true }), "FS_PERMISSION_DENIED");
+        assertEquals(await probe.list("shared"), []);
+        await probe.writeFile("own/a.txt", "old");
+        await probe.chmod("own", 0o700);
+        await probe.chmod("own/a.txt", 0o640);
+        await provider.write(await provider.resolve("own/a.txt"), utf8("new"), { private: true });
+        assertEquals((await probe.info("own/a.txt"))?.mode, 0o640);
+      },
+    },
+    {
       name: "a replacement keeps the file's permission bits",
       skip: needsFileModes,
       async run({ provider, probe }) {

@@ -21,4 +21,11 @@ export interface FsCapabilities {
    * write outside the fence.
    */
   readonly pinnedPublication: boolean;
+  /**
+   * A writer of this host killed mid-write is recognised as dead at once: the next writer in that folder
+   * removes its staged files and breaks its lock without waiting. When false (no other process can reach
+   * the storage, or the runtime cannot ask whether a process runs), such files go once they are an hour old
+   * and such locks after 30 seconds.
+   */
+  readonly detectsDeadWriters: boolean;
 }

@@ -51,34 +51,37 @@ export async function acquireLockFile(
 ): Promise<() => Promise<void>> {
   const file = lockName(name);
   const id = randomHex(8);
-  const record = encoder.encode(`${JSON.stringify({ toolfs: "lock", pid: me.pid, host: me.host ?? null, id, since: Date.now() })}\n`);
-  let step = 1;
-  for (;;) {
-    throwIfAborted(signal);
-    const created = await dir.createFile(file, 0o600);
-    if (created) {
-      try {
-        await writeAll(created, record);
-      } catch (error) {
-        await created.close().catch(() => undefined);
-        await dir.unlink(file).catch(() => undefined);
-        throw error;
+  // The record is written under a staged name first and linked into place, so a lock file always holds a
+  // whole record, and a writer killed before the link leaves a staged file that names its owner.
+  const staged = stagingName(file, { pid: me.pid, host: hostTag(me.host) });
+  const record = await dir.createFile(staged, 0o600);
+  if (!record) throw new FsError("FS_IO_ERROR", `the lock record name "${staged}" is taken`);
+  try {
+    try {
+      await writeAll(record, encoder.encode(`${JSON.stringify({ toolfs: "lock", pid: me.pid, host: me.host ?? null, id, since: Date.now() })}\n`));
+    } finally {
+      await record.close();
+    }
+    let step = 1;
+    for (;;) {
+      throwIfAborted(signal);
+      if (await dir.link(staged, file)) break;
+      const held = await readLock(dir, file);
+      if (!held) continue; // released meanwhile
+      if (isStale(held, me)) {
+        await breakLock(dir, file, held, me);
+        continue;
       }
-      await created.close();
-      return async () => {
-        const held = await readLock(dir, file);
-        if (held?.record?.id === id) await dir.unlink(file);
-      };
+      await pause(step * (0.5 + Math.random()));
+      step = Math.min(step * 2, MAX_WAIT_STEP_MS);
     }
-    const held = await readLock(dir, file);
-    if (!held) continue; // released meanwhile
-    if (isStale(held, me)) {
-      await breakLock(dir, file, held, me);
-      continue;
-    }
-    await pause(step * (0.5 + Math.random()));
-    step = Math.min(step * 2, MAX_WAIT_STEP_MS);
+  } finally {
+    await dir.unlink(staged).catch(() => undefined);
   }
+  return async () => {
+    const held = await readLock(dir, file);
+    if (held?.record?.id === id) await dir.unlink(file);
+  };
 }
 
 /**
@@ -123,8 +126,8 @@ export async function sweepDirectory(dir: FsDirectory, dirKey: string, me: FsPro
 
 /**
  * A lock is stale when its owner ran on this host and is gone, or when its file has not changed for
- * {@link STALE_LOCK_MS} (an owner on another host, an unreadable record, a crash between creating the file
- * and writing the record). The file's time is the storage's clock, not the owner's.
+ * {@link STALE_LOCK_MS} (an owner on another host or whose death cannot be proven, a file that holds no
+ * record). The file's time is the storage's clock, not the owner's.
  */
 function isStale(held: HeldLock, me: FsProcessInfo): boolean {
   const owner = held.record;
@@ -161,7 +164,8 @@ async function readLock(dir: FsDirectory, file: string): Promise<HeldLock | unde
     throw new FsError("FS_IO_ERROR", `"${file}" is in the way of the lock file toolfs takes for this write`, { details: { lock: file } });
   }
   const bytes = await dir.readFile(file, RECORD_BYTES);
-  return { stat, record: bytes && parseRecord(bytes) };
+  if (bytes === undefined) return undefined; // released since the lstat
+  return { stat, record: parseRecord(bytes) };
 }
 
 function parseRecord(bytes: Uint8Array): LockRecord | undefined {
@@ -170,7 +174,7 @@ function parseRecord(bytes: Uint8Array): LockRecord | undefined {
     if (value.toolfs !== "lock" || typeof value.pid !== "number" || typeof value.id !== "string") return undefined;
     return { pid: value.pid, host: typeof value.host === "string" ? value.host : undefined, id: value.id };
   } catch {
-    return undefined; // being written, or cut short by a crash: judged by the file's age
+    return undefined; // not a toolfs record: judged by the file's age
   }
 }
 
