@@ -1,10 +1,18 @@
 // Test support: a conformance subject on a real temporary directory. Uses the Deno global directly, so it is
 // type-checked by `deno check`/`deno test` only (tsconfig.node.json leaves it out).
-import type { Probe, ProbeInfo, RaceHooks, RemoteWriter, Subject } from "../../conformance/mod.ts";
+import type { Probe, ProbeInfo, RaceHooks, RemoteWriter, Subject, WorkerJob } from "../../conformance/mod.ts";
 import { parentPath, resolvePath } from "../../core/mod.ts";
 import { createDenoProvider, createDenoSearchBackend } from "./mod.ts";
 
 const repo = new URL("../..", import.meta.url).pathname;
+// The swapper needs python3 with a libc that has renameat2; without them the swap case is skipped.
+const canSwap = (() => {
+  try {
+    return new Deno.Command("python3", { args: ["-c", "import ctypes; ctypes.CDLL(None).renameat2"], stdout: "null", stderr: "null" }).outputSync().success;
+  } catch {
+    return false;
+  }
+})();
 
 export interface DenoSubjectOptions {
   /** Passed to createDenoProvider: `false` keeps publication to path-based Deno.* calls. */
@@ -34,23 +42,25 @@ export async function createDenoSubject(options?: DenoSubjectOptions): Promise<S
   };
   const races: RaceHooks = {
     sibling: async () => make(),
-    async swapper(dir, link) {
-      const { child, lines } = start("python3", [`${repo}test/swap.py`, resolvePath(root, dir), resolvePath(root, link)]);
-      await lines.waitFor("ready");
-      return {
-        async stop() {
-          await send(child, "stop\n");
-          return Number(await lines.last());
-        },
-      };
-    },
-    async spawn(job) {
-      const pinned = provider.capabilities.pinnedPublication;
-      const flags = ["--allow-read", "--allow-write", ...(pinned ? ["--allow-ffi"] : [])];
-      const { child, lines } = start(Deno.execPath(), ["run", ...flags, `${repo}adapters/deno/worker.ts`, root, JSON.stringify(job), String(pinned)]);
-      return remoteWriter(child, lines);
-    },
+    swapper: canSwap ? swapper : undefined,
+    spawn: spawnWriter,
   };
+  async function swapper(dir: string, link: string): Promise<{ stop(): Promise<number> }> {
+    const { child, lines } = start("python3", [`${repo}test/swap.py`, resolvePath(root, dir), resolvePath(root, link)]);
+    await lines.waitFor("ready");
+    return {
+      async stop() {
+        await send(child, "stop\n");
+        return Number(await lines.last());
+      },
+    };
+  }
+  async function spawnWriter(job: WorkerJob): Promise<RemoteWriter> {
+    const pinned = provider.capabilities.pinnedPublication;
+    const flags = ["--allow-read", "--allow-write", ...(pinned ? ["--allow-ffi"] : [])];
+    const { child, lines } = start(Deno.execPath(), ["run", ...flags, `${repo}adapters/deno/worker.ts`, root, JSON.stringify(job), String(pinned)]);
+    return remoteWriter(child, lines);
+  }
   return {
     provider,
     probe: denoProbe(root, outside),

@@ -1,16 +1,18 @@
 // Test support: a conformance subject on a real temporary directory, probed with node:fs directly.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { promises as fsp } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import process from "node:process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import type { Probe, ProbeInfo, RaceHooks, RemoteWriter, Subject } from "../../conformance/mod.ts";
+import type { Probe, ProbeInfo, RaceHooks, RemoteWriter, Subject, WorkerJob } from "../../conformance/mod.ts";
 import type { FileSystem } from "../../core/mod.ts";
 import { createNodeProvider, createNodeSearchBackend } from "./mod.ts";
 
 const repo = fileURLToPath(new URL("../..", import.meta.url));
+// The swapper needs python3 with a libc that has renameat2; without them the swap case is skipped.
+const canSwap = spawnSync("python3", ["-c", "import ctypes; ctypes.CDLL(None).renameat2"]).status === 0;
 
 /**
  * A fresh subject: an empty workspace and an outside directory under a new temporary directory, searched by
@@ -28,26 +30,26 @@ export async function createNodeSubject(makeProvider?: (cwd: string) => FileSyst
   const at = (path: string) => (isAbsolute(path) ? path : join(root, path));
   const races: RaceHooks = {
     sibling: async () => make(root),
-    async swapper(dir, link) {
-      const child = track(children, spawn("python3", [join(repo, "test/swap.py"), at(dir), at(link)], { stdio: ["pipe", "pipe", "inherit"] }));
-      const lines = lineReader(child);
-      await lines.waitFor("ready");
-      return {
-        async stop() {
-          child.stdin?.write("stop\n");
-          return Number(await lines.last());
-        },
-      };
-    },
-    async spawn(job) {
-      const worker = join(repo, "adapters/node/worker.ts");
-      const child = track(
-        children,
-        spawn(process.execPath, ["--import", "tsx", worker, root, JSON.stringify(job)], { cwd: repo, stdio: ["pipe", "pipe", "inherit"] }),
-      );
-      return remoteWriter(child, lineReader(child));
-    },
+    swapper: canSwap ? swapper : undefined,
+    spawn: spawnWriter,
   };
+  async function swapper(dir: string, link: string): Promise<{ stop(): Promise<number> }> {
+    const child = track(children, spawn("python3", [join(repo, "test/swap.py"), at(dir), at(link)], { stdio: ["pipe", "pipe", "inherit"] }));
+    const lines = lineReader(child);
+    await lines.waitFor("ready");
+    return {
+      async stop() {
+        child.stdin?.write("stop\n");
+        return Number(await lines.last());
+      },
+    };
+  }
+  async function spawnWriter(job: WorkerJob): Promise<RemoteWriter> {
+    const worker = join(repo, "adapters/node/worker.ts");
+    const args = ["--import", "tsx", worker, root, JSON.stringify(job)];
+    const child = track(children, spawn(process.execPath, args, { cwd: repo, stdio: ["pipe", "pipe", "inherit"] }));
+    return remoteWriter(child, lineReader(child));
+  }
   return {
     provider: make(root),
     probe: nodeProbe(root, outside),
