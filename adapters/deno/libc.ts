@@ -80,13 +80,20 @@ const decoder = new TextDecoder();
 const cString = (text: string): Uint8Array => encoder.encode(`${text}\0`);
 const EMPTY = cString("");
 
-/** libc through FFI, or `undefined` when FFI is not granted or the platform is not Linux on x86_64/aarch64. */
+let opened: Libc | undefined;
+
+/**
+ * libc through FFI (opened once per process), or `undefined` when FFI is not granted or the platform is not
+ * Linux with glibc on x86_64 or aarch64.
+ */
 export function openLibc(deno: DenoApi): Libc | undefined {
+  if (opened) return opened;
   if (deno.build.os !== "linux" || !(deno.build.arch in ARCH_FLAGS)) return undefined;
   try {
     if (deno.permissions.querySync({ name: "ffi" }).state !== "granted") return undefined;
     const library = deno.dlopen("libc.so.6", SYMBOLS);
-    return new Libc(deno, library.symbols as unknown as Symbols, ARCH_FLAGS[deno.build.arch as keyof typeof ARCH_FLAGS]);
+    opened = new Libc(deno, library.symbols as unknown as Symbols, ARCH_FLAGS[deno.build.arch as keyof typeof ARCH_FLAGS]);
+    return opened;
   } catch {
     return undefined;
   }
