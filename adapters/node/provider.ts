@@ -104,6 +104,8 @@ class NodeDirectory implements FsDirectory {
   readonly #handle: fsp.FileHandle;
   readonly #path: string;
   readonly #base: string;
+  // The opened directory's device and inode, which never change.
+  #opened: BigIntStats | undefined;
 
   constructor(handle: fsp.FileHandle, path: string) {
     this.#handle = handle;
@@ -115,7 +117,8 @@ class NodeDirectory implements FsDirectory {
     try {
       // The link says where the directory is now; comparing identities rules out a removed one (" (deleted)").
       const now = PINNED ? await fsp.readlink(this.#base) : await fsp.realpath(this.#path);
-      const [there, opened] = await Promise.all([fsp.stat(now, { bigint: true }), this.#handle.stat({ bigint: true })]);
+      const opened = (this.#opened ??= await this.#handle.stat({ bigint: true }));
+      const there = await fsp.stat(now, { bigint: true });
       return there.dev === opened.dev && there.ino === opened.ino ? now : undefined;
     } catch {
       return undefined;

@@ -54,6 +54,7 @@ export async function acquireLockFile(
   // The record is written under a staged name first and linked into place, so a lock file always holds a
   // whole record, and a writer killed before the link leaves a staged file that names its owner.
   const staged = stagingName(file, { pid: me.pid, host: hostTag(me.host) });
+  let mine: string | undefined;
   const record = await dir.createFile(staged, 0o600);
   if (!record) throw new FsError("FS_IO_ERROR", `the lock record name "${staged}" is taken`);
   try {
@@ -62,6 +63,8 @@ export async function acquireLockFile(
     } finally {
       await record.close();
     }
+    // The record's identity tells, at release, that the lock file is still this one.
+    mine = (await dir.lstat(staged))?.id;
     let step = 1;
     for (;;) {
       throwIfAborted(signal);
@@ -79,8 +82,7 @@ export async function acquireLockFile(
     await dir.unlink(staged).catch(() => undefined);
   }
   return async () => {
-    const held = await readLock(dir, file);
-    if (held?.record?.id === id) await dir.unlink(file);
+    if (mine !== undefined && (await dir.lstat(file))?.id === mine) await dir.unlink(file);
   };
 }
 
