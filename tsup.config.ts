@@ -20,7 +20,8 @@ const config: Options = {
   platform: "neutral",
   sourcemap: false,
   splitting: true,
-  external: ["memfs", "zod", "re2js", "picomatch", "diff", "@vscode/ripgrep", "@agentclientprotocol/sdk"],
+  // Dependencies and optional peers stay imports; an optional peer is loaded only by the entry that needs it.
+  external: ["memfs", "zod", "re2js", "diff", "@vscode/ripgrep", "@agentclientprotocol/sdk", "eventsource-parser", "@modelcontextprotocol/server", "ai", "@openai/agents"],
 };
 
 export default config;

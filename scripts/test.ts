@@ -63,7 +63,7 @@ const rgPath = await import("@vscode/ripgrep").then(
 
 async function denoTest(): Promise<Tally> {
   // The race group starts python3 (test/swap.py) and Deno itself (its writers); --allow-ffi lets the Deno
-  // adapter publish through libc's openat family (docs/notes/0007).
+  // adapter publish through libc's openat family (docs/notes/0009).
   const programs = [rgPath, "setsid", "kill", "ps", "bash", "python3", realpathSync(bin("deno"))].filter((name) => name !== undefined).join(",");
   const { code, output } = await run(
     bin("deno"),

@@ -10,6 +10,8 @@ import { expect, test } from "vitest";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const readme = readFileSync(join(root, "README.md"), "utf8");
 const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+const libraryBlock = blocks.find((b) => b.includes("createToolkit, decodeText"))!;
+const bindingBlock = blocks.find((b) => b.includes("runConformance"))!;
 
 function runModule(source: string, name: string): string {
   // Inside the repository so `toolfs/...` resolves to this package (self-reference through its exports).
@@ -28,7 +30,7 @@ test("the README's usage example runs as printed", () => {
   const workspace = mkdtempSync(join(tmpdir(), "toolfs-readme-"));
   try {
     writeFileSync(join(workspace, "notes.txt"), "first line\n");
-    const example = blocks[0]!.replace("/path/to/workspace", workspace);
+    const example = libraryBlock.replace("/path/to/workspace", workspace);
     const output = runModule(example, "readme-example.ts");
     expect(readFileSync(join(workspace, "notes.txt"), "utf8")).toBe("first line\none more line\n");
     expect(output).toContain("[ 'read', 'write', 'edit' ] 1: first line\n2: one more line\n\n(End of file: 2 lines.)");
@@ -47,8 +49,8 @@ test("the README's first command runs the CLI on this directory", () => {
 });
 
 test("the README's node:test binding runs the suite", () => {
-  const binding = blocks[1]!.split("\n").find((line) => line.includes('from "node:test"'))!;
-  const call = blocks[1]!.split("\n").find((line, i, all) => i > 0 && all[i - 1] === binding)!;
+  const binding = bindingBlock.split("\n").find((line) => line.includes('from "node:test"'))!;
+  const call = bindingBlock.split("\n").find((line, i, all) => i > 0 && all[i - 1] === binding)!;
   const source = [
     'import { runConformance } from "toolfs/conformance";',
     binding,

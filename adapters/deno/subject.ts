@@ -8,6 +8,7 @@ const repo = new URL("../..", import.meta.url).pathname;
 // The swapper needs python3 with a libc that has renameat2; without them the swap case is skipped.
 const canSwap = (() => {
   try {
+    Deno.statSync(`${repo}test/swap.py`);
     return new Deno.Command("python3", { args: ["-c", "import ctypes; ctypes.CDLL(None).renameat2"], stdout: "null", stderr: "null" }).outputSync().success;
   } catch {
     return false;

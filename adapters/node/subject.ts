@@ -1,6 +1,6 @@
 // Test support: a conformance subject on a real temporary directory, probed with node:fs directly.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { promises as fsp } from "node:fs";
+import { existsSync, promises as fsp } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import process from "node:process";
@@ -11,8 +11,12 @@ import type { FileSystem } from "../../core/mod.ts";
 import { createNodeProvider, createNodeSearchBackend } from "./mod.ts";
 
 const repo = fileURLToPath(new URL("../..", import.meta.url));
-// The swapper needs python3 with a libc that has renameat2; without them the swap case is skipped.
-const canSwap = spawnSync("python3", ["-c", "import ctypes; ctypes.CDLL(None).renameat2"]).status === 0;
+const swapScript = join(repo, "test/swap.py");
+const workerScript = join(repo, "adapters/node/worker.ts");
+// The race hooks run from a checkout of this repository (the published package ships neither script): the
+// swapper needs python3 with a libc that has renameat2, the writers tsx. Without them those cases are skipped.
+const canSwap = existsSync(swapScript) && spawnSync("python3", ["-c", "import ctypes; ctypes.CDLL(None).renameat2"]).status === 0;
+const canSpawn = existsSync(workerScript) && existsSync(join(repo, "node_modules/tsx"));
 
 /**
  * A fresh subject: an empty workspace and an outside directory under a new temporary directory, searched by
@@ -31,10 +35,10 @@ export async function createNodeSubject(makeProvider?: (cwd: string) => FileSyst
   const races: RaceHooks = {
     sibling: async () => make(root),
     swapper: canSwap ? swapper : undefined,
-    spawn: spawnWriter,
+    spawn: canSpawn ? spawnWriter : undefined,
   };
   async function swapper(dir: string, link: string): Promise<{ stop(): Promise<number> }> {
-    const child = track(children, spawn("python3", [join(repo, "test/swap.py"), at(dir), at(link)], { stdio: ["pipe", "pipe", "inherit"] }));
+    const child = track(children, spawn("python3", [swapScript, at(dir), at(link)], { stdio: ["pipe", "pipe", "inherit"] }));
     const lines = lineReader(child);
     await lines.waitFor("ready");
     return {
@@ -45,8 +49,7 @@ export async function createNodeSubject(makeProvider?: (cwd: string) => FileSyst
     };
   }
   async function spawnWriter(job: WorkerJob): Promise<RemoteWriter> {
-    const worker = join(repo, "adapters/node/worker.ts");
-    const args = ["--import", "tsx", worker, root, JSON.stringify(job)];
+    const args = ["--import", "tsx", workerScript, root, JSON.stringify(job)];
     const child = track(children, spawn(process.execPath, args, { cwd: repo, stdio: ["pipe", "pipe", "inherit"] }));
     return remoteWriter(child, lineReader(child));
   }
@@ -54,7 +57,7 @@ export async function createNodeSubject(makeProvider?: (cwd: string) => FileSyst
     provider: make(root),
     probe: nodeProbe(root, outside),
     search: createNodeSearchBackend(),
-    ...(makeProvider ? {} : { races }),
+    races,
     async dispose() {
       for (const child of children) child.kill("SIGKILL");
       await Promise.all([...children].map((child) => exited(child)));

@@ -141,7 +141,7 @@ function isStale(held: HeldLock, me: FsProcessInfo): boolean {
 
 // Moves the lock aside under a fresh name and checks that what moved is the lock judged stale. If a new
 // owner took the lock in the meantime, its file is what moved: it is put back unless yet another writer has
-// taken the name since, which needs three writers within microseconds of a stale lock (note 0007).
+// taken the name since, which needs three writers within microseconds of a stale lock (note 0009).
 async function breakLock(dir: FsDirectory, file: string, judged: HeldLock, me: FsProcessInfo): Promise<void> {
   const aside = stagingName(file, { pid: me.pid, host: hostTag(me.host) });
   try {

@@ -339,7 +339,7 @@ class CoreFileSystem implements FileSystem {
     }
   }
 
-  // Stage, lock, check, publish, release, re-verify, clean up (docs/notes/0007).
+  // Stage, lock, check, publish, release, re-verify, clean up (docs/notes/0009).
   async #publish(job: Publication, dir: FsDirectory): Promise<FsWriteResult> {
     const { target, key, parent, name, guard, fence, signal } = job;
     const path = target.displayPath;

@@ -94,6 +94,6 @@ async function runEdit(env: ToolEnv, args: EditArgs, call: CallContext): Promise
   const summary = `Edited ${shown}: replaced ${plural(result.spans.length, "occurrence")} at ${where} (+${diff.added} -${diff.removed} lines).`;
   return {
     content: diff.text === "" ? summary : `${summary}\n\n${diff.text}`,
-    meta: { path: shown, replacements: result.spans.length, lines, added: diff.added, removed: diff.removed },
+    meta: { path: shown, replacements: result.spans.length, lines, added: diff.added, removed: diff.removed, ...(diff.text ? { diff: diff.text } : {}) },
   };
 }

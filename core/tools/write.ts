@@ -90,7 +90,7 @@ async function runWrite(env: ToolEnv, args: WriteArgs, call: CallContext): Promi
       : `Updated ${shown}: ${diff.skipped ? `diff skipped (${diff.skipped})` : `+${diff.added} -${diff.removed} lines`}.${note}`;
   return {
     content: diff.text === "" ? summary : `${summary}\n\n${diff.text}`,
-    meta: { path: shown, operation: "update", bytes: bytes.length, lines, added: diff.added, removed: diff.removed },
+    meta: { path: shown, operation: "update", bytes: bytes.length, lines, added: diff.added, removed: diff.removed, ...(diff.text ? { diff: diff.text } : {}) },
   };
 }
 
