@@ -14,6 +14,7 @@ import { abortGroup } from "./groups/abort.ts";
 import { encodingGroup } from "./groups/encoding.ts";
 import { errorsGroup } from "./groups/errors.ts";
 import { listGroup } from "./groups/list.ts";
+import { raceGroup } from "./groups/race.ts";
 import { readBytesGroup } from "./groups/read-bytes.ts";
 import { readGroup } from "./groups/read.ts";
 import { resolveGroup } from "./groups/resolve.ts";
@@ -33,7 +34,9 @@ import type { CreateSubject, Harness } from "./harness.ts";
 import { type ConformanceGroup, type ConformanceOptions, type ConformanceReport, registerGroups } from "./suite.ts";
 
 export { AssertionError, assert, assertBytes, assertEquals, assertNotEquals, assertRejectsCode, assertThrowsType } from "./assert.ts";
-export type { CreateSubject, Harness, Probe, ProbeInfo, Subject } from "./harness.ts";
+export type { CreateSubject, Harness, Probe, ProbeInfo, RaceHooks, RemoteWriter, Subject, WorkerJob } from "./harness.ts";
+export { appendRounds, parseWorkerJob, runWorkerJob } from "./worker.ts";
+export type { WorkerChannel } from "./worker.ts";
 export { registerGroups } from "./suite.ts";
 export type { ConformanceCase, ConformanceGroup, ConformanceOptions, ConformanceReport, SubjectTraits } from "./suite.ts";
 export {
@@ -41,6 +44,7 @@ export {
   encodingGroup,
   errorsGroup,
   listGroup,
+  raceGroup,
   readBytesGroup,
   readGroup,
   resolveGroup,
@@ -87,8 +91,11 @@ export const toolGroups: readonly ConformanceGroup[] = [
   toolsSearchGroup,
 ];
 
+/** Races against other providers, other processes and a directory swapper; cases skip subjects without the hooks. */
+export const raceGroups: readonly ConformanceGroup[] = [raceGroup];
+
 /** Every group, in the order they run. */
-export const allGroups: readonly ConformanceGroup[] = [...seamGroups, ...searchGroups, ...toolGroups];
+export const allGroups: readonly ConformanceGroup[] = [...seamGroups, ...searchGroups, ...toolGroups, ...raceGroups];
 
 /**
  * Registers the whole suite with `harness`, building a fresh subject for every case. Await it at the top

@@ -2,7 +2,7 @@
 // test, then one summary line `N passed, N failed` summing the test runners. A step that is not a test
 // runner (a type check, the build) adds nothing when it succeeds and one failure when it fails.
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -62,10 +62,12 @@ const rgPath = await import("@vscode/ripgrep").then(
 );
 
 async function denoTest(): Promise<Tally> {
-  const programs = [rgPath, "setsid", "kill", "ps", "bash"].filter((name) => name !== undefined).join(",");
+  // The race group starts python3 (test/swap.py) and Deno itself (its writers); --allow-ffi lets the Deno
+  // adapter publish through libc's openat family (docs/notes/0009).
+  const programs = [rgPath, "setsid", "kill", "ps", "bash", "python3", realpathSync(bin("deno"))].filter((name) => name !== undefined).join(",");
   const { code, output } = await run(
     bin("deno"),
-    ["test", "--allow-read", "--allow-write", "--allow-sys=uid,gid", "--allow-env=npm_config_arch", `--allow-run=${programs}`],
+    ["test", "--allow-read", "--allow-write", "--allow-sys=uid,gid", "--allow-env=npm_config_arch", `--allow-run=${programs}`, "--allow-ffi"],
     { capture: true, env: { NO_COLOR: "1" } },
   );
   const summary = /(\d+) passed \| (\d+) failed/.exec(output);
