@@ -3,11 +3,13 @@
 // process runner arrive through AcpRuntime, and the transport through serveAcp's streams.
 import * as acp from "@agentclientprotocol/sdk";
 import {
+  bashOffer,
   createToolkit,
   type FileSystem,
   isAbsolutePath,
   type ProcessRunner,
   resolvePath,
+  type SandboxOptions,
   type SearchBackend,
   type Toolkit,
   type ToolResult,
@@ -35,6 +37,11 @@ export interface AcpAgentOptions {
   readonly log?: (line: string) => void;
   /** Model requests one prompt may make before it stops with `max_turn_requests`; default 64. */
   readonly maxTurnRequests?: number;
+  /**
+   * The sandbox every session's tools run under (each session's cwd is its workspace). Under a confining mode
+   * or with a deny list, bash runs confined by `sandbox.confinement`, or is left out and the log says why.
+   */
+  readonly sandbox?: Omit<SandboxOptions, "workspaceRoot" | "approve">;
 }
 
 /** One agent app, for one connection. */
@@ -64,6 +71,10 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
   const log = options.log ?? (() => {});
   const maxTurnRequests = options.maxTurnRequests ?? 64;
   const sessions = new Map<string, Session>();
+  // Whether bash can be offered is decided once, by the same function the toolkit uses, and said once.
+  const bash = bashOffer(options.sandbox);
+  const tools = bash.offered ? composition.tools : composition.tools.filter((name) => name !== "bash");
+  if (!bash.offered && composition.tools.includes("bash")) log(`toolfs acp: ${bash.reason}`);
 
   const close = async (): Promise<void> => {
     const running = [...sessions.values()].flatMap((s) => (s.turn ? [s.turn] : []));
@@ -96,10 +107,11 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
       const toolkit = createToolkit({
         fs,
         workspace: cwd,
-        tools: composition.tools,
+        tools,
         limits: composition.limits,
         search: runtime.search,
         runner: runtime.runner,
+        ...(options.sandbox ? { sandbox: options.sandbox } : {}),
       });
       const id = crypto.randomUUID();
       sessions.set(id, { id, cwd, toolkit, header: requestHeader(composition, toolkit, cwd), history: [], turn: undefined });

@@ -1,7 +1,8 @@
 // The `toolfs` command on Deno: binds the CLI to Deno.*. `toolfs acp` needs read access to node_modules, the
 // script and the session directories, --allow-env=npm_config_arch (to locate ripgrep) and
-// --allow-run=<rgPath>,bash,setsid,kill,ps; the tool-call commands need write access where they write.
-import type { FileSystem } from "../../core/mod.ts";
+// --allow-run=<rgPath>,bash,setsid,kill,ps (and bwrap, for a sandboxed bash); the tool-call commands need write
+// access where they write.
+import { detectBubblewrap, type FileSystem } from "../../core/mod.ts";
 import { createDenoProcessRunner, createDenoProvider, createDenoSearchBackend } from "../deno/mod.ts";
 import { type AcpHost, runCli } from "./cli.ts";
 
@@ -48,6 +49,7 @@ const status = await runCli(Deno.args, {
   realDirectory,
   provider,
   tempRoots: (await Promise.all(["/tmp"].map((t) => Deno.realPath(t).catch(() => undefined)))).filter((t) => t !== undefined),
+  confinement: () => detectBubblewrap(createDenoProcessRunner()),
   ask: undefined,
   out: (text) => writeAll(Deno.stdout, text),
   err: (text) => writeAll(Deno.stderr, text),
