@@ -342,7 +342,8 @@ class ToolkitImpl implements Toolkit {
     }
     if (policy.readScope === "workspace") {
       const roots = [policy.workspace, ...policy.writableRoots, ...policy.readableRoots];
-      parts.push(`only ${list(roots)}, the system directories and a private /tmp are visible`);
+      const tmp = roots.includes("/tmp") ? "" : " and a private /tmp";
+      parts.push(`only ${list(roots)}, the system directories${tmp} are visible`);
     }
     if (!policy.deny.empty) parts.push(`paths matching ${list(policy.deny.patterns.map((p) => JSON.stringify(p)))} are hidden`);
     parts.push(policy.network ? "the network is reachable" : "there is no network");
