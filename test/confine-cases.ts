@@ -25,8 +25,10 @@ export interface ConfineCaseRuntime {
   readonly search?: SearchBackend;
   /** The pid of the test process itself, as the host sees it. */
   readonly hostPid: number;
-  /** A TCP listener on 127.0.0.1 (port 0); `accepted` counts the connections it took. */
+  /** A listener on 127.0.0.1 (port 0); `accepted` counts the connections it took. */
   listen(): Promise<{ readonly port: number; accepted(): number; close(): Promise<void> }>;
+  /** The same on the Unix socket `path`; absent where the runtime may not listen on one. */
+  listenUnix?(path: string): Promise<{ accepted(): number; close(): Promise<void> }>;
 }
 
 const SECRET = "SECRET-b61c";
@@ -176,6 +178,13 @@ export async function registerConfineCases(test: Register, skip: Skip, runtime: 
       { protectedPaths: ["build"] },
     ));
 
+  add("the command holds no descriptor but its stdio", () =>
+    session(async (_kit, _at, sh) => {
+      // The glob lists the descriptor it reads the directory with, closed by the time -e looks.
+      const out = await sh('for f in /proc/$$/fd/*; do [ -e "$f" ] && echo "${f##*/}"; done; true');
+      assertEquals(out, "0\n1\n2\n[exit code: 0]", "descriptors of a command");
+    }));
+
   add("read-only: the workspace is not writable either", () =>
     session(
       async (_kit, at, sh) => {
@@ -239,6 +248,30 @@ export async function registerConfineCases(test: Register, skip: Skip, runtime: 
       assertEquals(server.accepted(), 1, "connections with network");
     } finally {
       await server.close();
+    }
+  });
+
+  // connect() on a Unix socket is no write, so a read-only mount does not stop it; the seccomp filter does.
+  add("a Unix socket on the host cannot be reached without the network; the network option allows it", async () => {
+    if (!runtime.listenUnix) return;
+    const at = await layout(runner);
+    const path = `${at.base}/host.sock`;
+    const server = await runtime.listenUnix(path);
+    try {
+      const client =
+        `node -e 'require("net").connect(process.argv[1]).on("connect", () => { console.log("connected"); process.exit(0); })` +
+        `.on("error", (e) => { console.log(e.code); process.exit(0); })' ${path}`;
+      const has = await host(runner, "command -v node || true");
+      if (has.trim() === "") return;
+      for (const network of [false, true]) {
+        const kit = createToolkit({ fs: runtime.provider(at.ws), workspace: at.ws, runner, sandbox: { mode: "workspace-write", confinement, network } });
+        const out = (await kit.call("bash", { command: `${client}; python3 -c 'import socket; socket.socketpair(); print("pair")' 2>/dev/null || echo pair` })).content;
+        assert(out.includes(network ? "connected" : "EPERM") && out.includes("pair"), `network ${network}: ${out}`);
+      }
+      assertEquals(server.accepted(), 1, "connections");
+    } finally {
+      await server.close();
+      await host(runner, 'rm -rf -- "$1"', [at.base]);
     }
   });
 

@@ -162,13 +162,15 @@ describe("detectBubblewrap", () => {
   test("a test run that succeeds means available", async () => {
     const ok = runner(() => ({ exitCode: 0 }));
     expect(await detectBubblewrap(ok, { program: "/opt/bwrap" })).toEqual({ kind: "bubblewrap", available: true, program: "/opt/bwrap" });
-    expect(ok.specs[0]!.command).toBe("/opt/bwrap");
+    expect([ok.specs[0]!.command, ok.specs[0]!.args![4], ok.specs[0]!.args![5]]).toEqual(["bash", "/opt/bwrap", "--seccomp"]);
     expect(ok.specs[0]!.args).toContain("--unshare-net");
   });
 
   test("a missing program and a failed namespace setup are reported with the reason", async () => {
-    const missing = runner(() => new ProcessError("PROCESS_NOT_FOUND", "not found"));
+    const missing = runner(() => ({ exitCode: 127, stderr: "toolfs-confine: line 1: exec: bwrap: not found\n" }));
     expect(await detectBubblewrap(missing)).toMatchObject({ available: false, reason: expect.stringMatching(/^bubblewrap \(bwrap\) is not installed/) });
+    const noBash = runner(() => new ProcessError("PROCESS_NOT_FOUND", "not found", { details: { command: "bash" } }));
+    expect(await detectBubblewrap(noBash)).toMatchObject({ available: false, reason: expect.stringMatching(/^bash, which starts bubblewrap/) });
     const denied = runner(() => ({ exitCode: 1, stderr: "bwrap: No permissions to creating new namespace\n" }));
     expect(await detectBubblewrap(denied)).toMatchObject({
       available: false,

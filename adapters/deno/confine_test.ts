@@ -12,6 +12,8 @@ await registerConfineCases(
     provider: (cwd) => createDenoProvider({ cwd }),
     search: createDenoSearchBackend({ runner }),
     hostPid: Deno.pid,
+    // No listenUnix: Deno asks for net permission on a Unix socket's path, which a temp path cannot be given
+    // ahead of time; the filter that refuses such sockets is the same argv on both runtimes.
     listen() {
       const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
       let accepted = 0;

@@ -1,8 +1,25 @@
-// bash confined by bubblewrap on the Node runner: the shared cases, with a host listener from node:net.
+// bash confined by bubblewrap on the Node runner: the shared cases, with host listeners (TCP and a Unix socket)
+// from node:net.
 import { createServer } from "node:net";
 import { test } from "vitest";
 import { registerConfineCases } from "../../test/confine-cases.ts";
 import { createNodeProcessRunner, createNodeProvider, createNodeSearchBackend } from "./mod.ts";
+
+async function listen(path?: string) {
+  let accepted = 0;
+  const server = createServer((socket) => {
+    accepted++;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => (path === undefined ? server.listen(0, "127.0.0.1", resolve) : server.listen(path, resolve)));
+  const address = server.address();
+  if (address === null) throw new Error("not listening");
+  return {
+    port: typeof address === "string" ? 0 : address.port,
+    accepted: () => accepted,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
 
 await registerConfineCases(
   test,
@@ -12,21 +29,8 @@ await registerConfineCases(
     provider: (cwd) => createNodeProvider({ cwd }),
     search: createNodeSearchBackend(),
     hostPid: process.pid,
-    async listen() {
-      let accepted = 0;
-      const server = createServer((socket) => {
-        accepted++;
-        socket.destroy();
-      });
-      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-      const address = server.address();
-      if (address === null || typeof address === "string") throw new Error("no port");
-      return {
-        port: address.port,
-        accepted: () => accepted,
-        close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-      };
-    },
+    listen: () => listen(),
+    listenUnix: (path) => listen(path),
   },
   "node",
 );

@@ -6,7 +6,7 @@
  *
  * @module
  */
-export { bubblewrapArgs, confinedRunner, detectBubblewrap, SYSTEM_DIRECTORIES } from "./bubblewrap.ts";
+export { bubblewrapArgs, bubblewrapLaunch, confinedRunner, detectBubblewrap, SYSTEM_DIRECTORIES, unixSocketFilter } from "./bubblewrap.ts";
 export type { ConfinedCommand, ConfinementView, DetectBubblewrapOptions, ShellConfinement } from "./bubblewrap.ts";
 export { BoundedCollector, HeadTailCollector } from "./collectors.ts";
 export type { BoundedCollectorOptions, HeadTailCollectorOptions } from "./collectors.ts";
