@@ -55,15 +55,16 @@ async function vitest(): Promise<Tally> {
 // path-scoped read and write grants, so those two are unscoped. Search loads @vscode/ripgrep (which reads
 // npm_config_arch) and runs its binary, named by the resolved path Deno's --allow-run compares against; the
 // process runner starts children through setsid, signals their trees with kill and lists them with ps (Deno
-// lets only --allow-all read /proc); the process tests run bash, and the confined-shell tests run it inside
-// bwrap and listen on 127.0.0.1 to show the sandbox has no network.
+// lets only --allow-all read /proc); the process tests run bash (which also starts bwrap for the confined-shell
+// tests, so Deno needs no grant of its own for it), and those listen on 127.0.0.1 to show the sandbox has no
+// network.
 const rgPath = await import("@vscode/ripgrep").then(
   (module) => module.rgPath,
   () => undefined,
 );
 
 async function denoTest(): Promise<Tally> {
-  const programs = [rgPath, "setsid", "kill", "ps", "bash", "bwrap"].filter((name) => name !== undefined).join(",");
+  const programs = [rgPath, "setsid", "kill", "ps", "bash"].filter((name) => name !== undefined).join(",");
   const { code, output } = await run(
     bin("deno"),
     ["test", "--allow-read", "--allow-write", "--allow-sys=uid,gid", "--allow-env=npm_config_arch", `--allow-run=${programs}`, "--allow-net=127.0.0.1"],

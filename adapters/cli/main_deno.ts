@@ -1,7 +1,7 @@
 // The `toolfs` command on Deno: binds the CLI to Deno.*. `toolfs acp` needs read access to node_modules, the
 // script and the session directories, --allow-env=npm_config_arch (to locate ripgrep) and
-// --allow-run=<rgPath>,bash,setsid,kill,ps (and bwrap, for a sandboxed bash); the tool-call commands need write
-// access where they write.
+// --allow-run=<rgPath>,bash,setsid,kill,ps (bash also starts bubblewrap for a sandboxed bash); the tool-call
+// commands need write access where they write.
 import { detectBubblewrap, type FileSystem } from "../../core/mod.ts";
 import { createDenoProcessRunner, createDenoProvider, createDenoSearchBackend } from "../deno/mod.ts";
 import { type AcpHost, runCli } from "./cli.ts";

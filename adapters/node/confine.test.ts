@@ -31,6 +31,7 @@ await registerConfineCases(
     hostPid: process.pid,
     listen: () => listen(),
     listenUnix: (path) => listen(path),
+    node: process.execPath,
   },
   "node",
 );

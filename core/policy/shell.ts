@@ -9,8 +9,11 @@ import type { FileSystem, FsTarget } from "../fs/types.ts";
 import type { ConfinementView } from "../process/bubblewrap.ts";
 import { type SandboxMode, sandboxMarker, type SandboxRules } from "./sandbox.ts";
 
-/** Entries a deny-list walk may visit before the command is refused rather than run with the list unapplied. */
-export const DEFAULT_DENY_SCAN_LIMIT = 200_000;
+/**
+ * Entries a deny-list walk may visit before the command is refused rather than run with the list unapplied.
+ * A walk costs about 20-30 µs an entry (measured on a 2-core VM, warm), so this bounds it near 2-3 s.
+ */
+export const DEFAULT_DENY_SCAN_LIMIT = 100_000;
 
 export interface ShellViewOptions {
   readonly signal?: AbortSignal;
@@ -75,9 +78,8 @@ async function denyMasks(fs: FileSystem, rules: SandboxRules, mode: SandboxMode,
       else pending.push(root);
     }
     let visited = 0;
-    while (pending.length > 0) {
+    const visit = async (dir: FsTarget): Promise<void> => {
       throwIfAborted(signal);
-      const dir = pending.pop()!;
       const entries = await fs.listDir(dir, signal ? { signal } : undefined).catch(() => []);
       visited += entries.length;
       if (visited > limit) {
@@ -100,7 +102,8 @@ async function denyMasks(fs: FileSystem, rules: SandboxRules, mode: SandboxMode,
           pending.push({ key: path as FsTarget["key"], displayPath: path });
         }
       }
-    }
+    };
+    for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) await visit(dir);
   }
   // A mask inside a hidden directory is both needless and impossible (its mount point is gone).
   const sorted = [...found].sort(([a], [b]) => a.length - b.length);

@@ -228,7 +228,10 @@ class ToolkitImpl implements Toolkit {
       if (!parsed.success) throw invalidArguments(name, parsed.error);
       throwIfAborted(options?.signal);
       const { sandbox_permissions, justification, ...toolArgs } = parsed.data as Record<string, unknown>;
-      const rules = this.#policy && (await resolveSandbox(this.#fs, this.#policy, options?.signal));
+      // Resolved per call, as the fence always was; a read needs them only when the sandbox limits reads.
+      const policy = this.#policy;
+      const limitsReads = policy !== undefined && (policy.readScope === "workspace" || !policy.deny.empty);
+      const rules = policy && (registered.tool.mutates || limitsReads) ? await resolveSandbox(this.#fs, policy, options?.signal) : undefined;
       const call: CallContext = {
         signal: options?.signal,
         cwd: options?.cwd === undefined ? this.#workspace : absolute(options.cwd, "cwd"),
