@@ -54,7 +54,7 @@ export interface SandboxPolicy {
   readonly protectedPaths: readonly string[];
   /** Refused to every tool and hidden from the shell, in every mode. */
   readonly deny: DenyList;
-  /** Whether a confined shell may use the network. */
+  /** Whether a confined shell may use the network; by default only under full-access. */
   readonly network: boolean;
 }
 
@@ -205,6 +205,7 @@ export function sandboxPolicy(options: {
     readableRoots: (options.readableRoots ?? []).map(absolute("readableRoots")),
     protectedPaths,
     deny: DenyList.compile(options.deny ?? [], { workspace, home: options.home }),
-    network: options.network ?? false,
+    // Full-access confines bash only to hide the deny list; it keeps the network unless told otherwise.
+    network: options.network ?? options.mode === "full-access",
   };
 }

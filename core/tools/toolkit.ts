@@ -72,7 +72,7 @@ export interface SandboxOptions {
    * writable root) or absolute paths.
    */
   readonly protectedPaths?: readonly string[];
-  /** Whether a confined bash may use the network; default false. */
+  /** Whether a confined bash may use the network; default false, except under full-access (with a deny list). */
   readonly network?: boolean;
   /**
    * How bash is confined by the operating system (see detectBubblewrap). Without an available one, bash is not
