@@ -59,6 +59,7 @@ describe("bash", () => {
       reason: "bash is not available: its commands cannot be held to the read-only sandbox here (bubblewrap (bwrap) is not installed)",
     });
     expect(bashOffer({ mode: "full-access", deny: [".env"], confinement: missing }).offered).toBe(false);
+    expect(bashOffer({ mode: "full-access", readScope: "workspace" })).toMatchObject({ offered: false, reason: expect.stringContaining("the workspace read scope") });
     expect(bashOffer({ mode: "full-access" })).toEqual({ offered: true, confined: false });
     expect(bashOffer(undefined)).toEqual({ offered: true, confined: false });
     expect(createToolkit({ fs: fs(), runner, sandbox: { mode: "full-access" } }).definitions.map((d) => d.name)).toContain("bash");

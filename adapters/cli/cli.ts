@@ -146,7 +146,7 @@ function sandboxFlag(argv: readonly string[], i: number, flags: SandboxFlags): n
 async function sandboxOptions(flags: SandboxFlags, host: CliHost, withBash: boolean): Promise<Omit<SandboxOptions, "approve"> | undefined> {
   if (!flags.sandbox && !flags.readScope && flags.deny.length === 0 && !flags.network) return undefined;
   const mode = flags.sandbox ?? "full-access";
-  const confine = withBash && host.confinement && (mode !== "full-access" || flags.deny.length > 0);
+  const confine = withBash && host.confinement && (mode !== "full-access" || flags.deny.length > 0 || flags.readScope === "workspace");
   return {
     mode,
     writableRoots: host.tempRoots,

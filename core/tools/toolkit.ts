@@ -76,7 +76,7 @@ export interface SandboxOptions {
   readonly network?: boolean;
   /**
    * How bash is confined by the operating system (see detectBubblewrap). Without an available one, bash is not
-   * offered under read-only or workspace-write, nor with a deny list.
+   * offered under read-only or workspace-write, nor with a deny list or the workspace read scope.
    */
   readonly confinement?: ShellConfinement;
   /** Asked when the model retries a denied write with a wider mode. Without it, such retries fail. */
@@ -88,13 +88,14 @@ export type BashOffer = { readonly offered: true; readonly confined: boolean } |
 
 /**
  * The one place that decides whether bash may be offered under `sandbox`. Without a sandbox, or under
- * full-access without a deny list, bash runs as it is. Otherwise it must run confined by the operating system,
+ * full-access with neither a deny list nor the workspace read scope, bash runs as it is. Otherwise it must run confined by the operating system,
  * or not at all: an unconfined bash would write (and read) where the file tools are refused.
  */
-export function bashOffer(sandbox: Pick<SandboxOptions, "mode" | "deny" | "confinement"> | undefined): BashOffer {
-  if (!sandbox || (sandbox.mode === "full-access" && (sandbox.deny ?? []).length === 0)) return { offered: true, confined: false };
+export function bashOffer(sandbox: Pick<SandboxOptions, "mode" | "deny" | "readScope" | "confinement"> | undefined): BashOffer {
+  const hides = (sandbox?.deny ?? []).length > 0 || sandbox?.readScope === "workspace";
+  if (!sandbox || (sandbox.mode === "full-access" && !hides)) return { offered: true, confined: false };
   if (sandbox.confinement?.available) return { offered: true, confined: true };
-  const why = sandbox.mode === "full-access" ? "the deny list" : `the ${sandbox.mode} sandbox`;
+  const why = sandbox.mode !== "full-access" ? `the ${sandbox.mode} sandbox` : (sandbox.deny ?? []).length > 0 ? "the deny list" : "the workspace read scope";
   const detail = sandbox.confinement ? sandbox.confinement.reason ?? "confinement is unavailable" : "no OS confinement (bubblewrap) was configured";
   return { offered: false, reason: `bash is not available: its commands cannot be held to ${why} here (${detail})` };
 }
