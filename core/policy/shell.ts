@@ -2,7 +2,7 @@
 // writable roots, the protected paths inside them, the read scope and the deny list. Deny patterns are globs,
 // and a mount can only hide a path that exists, so they are expanded here, at the start of each command, by
 // walking the workspace (and the readable roots under the "workspace" read scope). What a pattern would match
-// but that does not exist yet, or that lies elsewhere, cannot be hidden this way; see note 0007.
+// but that does not exist yet, or that lies elsewhere, cannot be hidden this way; see note 0009.
 import { FsError, throwIfAborted } from "../fs/errors.ts";
 import { isWithin, joinPath } from "../fs/paths.ts";
 import type { FileSystem, FsTarget } from "../fs/types.ts";

@@ -1,6 +1,6 @@
 // Confinement by the operating system: the argv that runs a command inside bubblewrap (Linux namespaces) so
 // that the kernel, not the toolkit, refuses what the sandbox does not allow. Runtime-neutral: it only builds
-// argv and runs them through whatever ProcessRunner the adapter provides. docs/notes/0007-confined-shell.md
+// argv and runs them through whatever ProcessRunner the adapter provides. docs/notes/0009-confined-shell.md
 // explains the choices; the view itself (which paths are writable, protected or hidden) comes from
 // core/policy, the same rules the file tools' fence applies.
 import { BoundedCollector } from "./collectors.ts";
