@@ -21,6 +21,7 @@ import { resolveGroup } from "./groups/resolve.ts";
 import { searchDifferentialGroup } from "./groups/search-differential.ts";
 import { statGroup } from "./groups/stat.ts";
 import { symlinksGroup } from "./groups/symlinks.ts";
+import { toolsAccessGroup } from "./groups/tools-access.ts";
 import { toolsEditGroup } from "./groups/tools-edit.ts";
 import { toolsPolicyGroup } from "./groups/tools-policy.ts";
 import { toolsReadGroup } from "./groups/tools-read.ts";
@@ -51,6 +52,7 @@ export {
   searchDifferentialGroup,
   statGroup,
   symlinksGroup,
+  toolsAccessGroup,
   toolsEditGroup,
   toolsPolicyGroup,
   toolsReadGroup,
@@ -80,7 +82,10 @@ export const seamGroups: readonly ConformanceGroup[] = [
 /** The search backend's groups; their cases skip subjects without one. */
 export const searchGroups: readonly ConformanceGroup[] = [searchDifferentialGroup];
 
-/** The model-facing tools' groups: the toolkit, read, write, edit, the policy, the sandbox, glob and grep. */
+/**
+ * The model-facing tools' groups: the toolkit, read, write, edit, the policy, the sandbox, the read scope and
+ * deny list, glob and grep.
+ */
 export const toolGroups: readonly ConformanceGroup[] = [
   toolsToolkitGroup,
   toolsReadGroup,
@@ -88,6 +93,7 @@ export const toolGroups: readonly ConformanceGroup[] = [
   toolsEditGroup,
   toolsPolicyGroup,
   toolsSandboxGroup,
+  toolsAccessGroup,
   toolsSearchGroup,
 ];
 

@@ -55,7 +55,9 @@ async function vitest(): Promise<Tally> {
 // path-scoped read and write grants, so those two are unscoped. Search loads @vscode/ripgrep (which reads
 // npm_config_arch) and runs its binary, named by the resolved path Deno's --allow-run compares against; the
 // process runner starts children through setsid, signals their trees with kill and lists them with ps (Deno
-// lets only --allow-all read /proc); the process tests run bash.
+// lets only --allow-all read /proc); the process tests run bash (which also starts bwrap for the confined-shell
+// tests, so Deno needs no grant of its own for it), and those listen on 127.0.0.1 to show the sandbox has no
+// network.
 const rgPath = await import("@vscode/ripgrep").then(
   (module) => module.rgPath,
   () => undefined,
@@ -67,7 +69,7 @@ async function denoTest(): Promise<Tally> {
   const programs = [rgPath, "setsid", "kill", "ps", "bash", "python3", realpathSync(bin("deno"))].filter((name) => name !== undefined).join(",");
   const { code, output } = await run(
     bin("deno"),
-    ["test", "--allow-read", "--allow-write", "--allow-sys=uid,gid", "--allow-env=npm_config_arch", `--allow-run=${programs}`, "--allow-ffi"],
+    ["test", "--allow-read", "--allow-write", "--allow-sys=uid,gid", "--allow-env=npm_config_arch", `--allow-run=${programs}`, "--allow-ffi", "--allow-net=127.0.0.1"],
     { capture: true, env: { NO_COLOR: "1" } },
   );
   const summary = /(\d+) passed \| (\d+) failed/.exec(output);
