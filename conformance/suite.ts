@@ -9,9 +9,10 @@ export interface ConformanceCase {
   run(subject: Subject): Promise<void>;
 }
 
-/** What a case may depend on: the provider's capabilities, and the subject's search backend by name. */
+/** What a case may depend on: the provider's capabilities, the subject's search backend by name, and its race hooks. */
 export interface SubjectTraits extends FsCapabilities {
   readonly search: string | undefined;
+  readonly races: { readonly sibling: boolean; readonly swapper: boolean; readonly spawn: boolean };
 }
 
 /** Cases about one concern, exported so an adapter author can run a single group while debugging. */
@@ -44,7 +45,12 @@ export async function registerGroups(
   options?: ConformanceOptions,
 ): Promise<ConformanceReport> {
   const first = await createSubject();
-  const traits: SubjectTraits = { ...first.provider.capabilities, search: first.search?.name };
+  const races = first.races;
+  const traits: SubjectTraits = {
+    ...first.provider.capabilities,
+    search: first.search?.name,
+    races: { sibling: races?.sibling !== undefined, swapper: races?.swapper !== undefined, spawn: races?.spawn !== undefined },
+  };
   await first.dispose();
   const registered: string[] = [];
   const skipped: { name: string; reason: string }[] = [];

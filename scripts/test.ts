@@ -2,7 +2,7 @@
 // test, then one summary line `N passed, N failed` summing the test runners. A step that is not a test
 // runner (a type check, the build) adds nothing when it succeeds and one failure when it fails.
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -55,17 +55,21 @@ async function vitest(): Promise<Tally> {
 // path-scoped read and write grants, so those two are unscoped. Search loads @vscode/ripgrep (which reads
 // npm_config_arch) and runs its binary, named by the resolved path Deno's --allow-run compares against; the
 // process runner starts children through setsid, signals their trees with kill and lists them with ps (Deno
-// lets only --allow-all read /proc); the process tests run bash.
+// lets only --allow-all read /proc); the process tests run bash (which also starts bwrap for the confined-shell
+// tests, so Deno needs no grant of its own for it), and those listen on 127.0.0.1 to show the sandbox has no
+// network.
 const rgPath = await import("@vscode/ripgrep").then(
   (module) => module.rgPath,
   () => undefined,
 );
 
 async function denoTest(): Promise<Tally> {
-  const programs = [rgPath, "setsid", "kill", "ps", "bash"].filter((name) => name !== undefined).join(",");
+  // The race group starts python3 (test/swap.py) and Deno itself (its writers); --allow-ffi lets the Deno
+  // adapter publish through libc's openat family (docs/notes/0009).
+  const programs = [rgPath, "setsid", "kill", "ps", "bash", "python3", realpathSync(bin("deno"))].filter((name) => name !== undefined).join(",");
   const { code, output } = await run(
     bin("deno"),
-    ["test", "--allow-read", "--allow-write", "--allow-sys=uid,gid", "--allow-env=npm_config_arch", `--allow-run=${programs}`],
+    ["test", "--allow-read", "--allow-write", "--allow-sys=uid,gid", "--allow-env=npm_config_arch", `--allow-run=${programs}`, "--allow-ffi", "--allow-net=127.0.0.1"],
     { capture: true, env: { NO_COLOR: "1" } },
   );
   const summary = /(\d+) passed \| (\d+) failed/.exec(output);

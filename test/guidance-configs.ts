@@ -23,6 +23,9 @@ export interface GuidanceConfig {
   readonly sandbox: SandboxMode | undefined;
   readonly writableRoots: readonly string[];
   readonly approver: boolean;
+  /** Reads limited to the workspace, and a deny list: both make bash need OS confinement, which none has here. */
+  readonly readScope: "anywhere" | "workspace";
+  readonly deny: readonly string[];
   readonly search: boolean;
   readonly spill: boolean;
   readonly runner: RunnerKind;
@@ -63,7 +66,15 @@ export function toolkitOptions(config: GuidanceConfig): ToolkitOptions {
     ...(config.spill ? { spill: createMemorySpillStore() } : {}),
     ...(processes ? { runner: processes } : {}),
     ...(config.sandbox
-      ? { sandbox: { mode: config.sandbox, writableRoots: config.writableRoots, ...(config.approver ? { approve } : {}) } }
+      ? {
+          sandbox: {
+            mode: config.sandbox,
+            writableRoots: config.writableRoots,
+            readScope: config.readScope,
+            ...(config.deny.length > 0 ? { deny: config.deny } : {}),
+            ...(config.approver ? { approve } : {}),
+          },
+        }
       : {}),
   };
 }
@@ -78,6 +89,8 @@ const BASE: GuidanceConfig = {
   sandbox: undefined,
   writableRoots: [],
   approver: false,
+  readScope: "anywhere",
+  deny: [],
   search: true,
   spill: true,
   runner: "complete",
@@ -98,13 +111,17 @@ const TOOL_SETS: readonly (readonly ToolName[] | undefined)[] = [
   ["read", "write", "edit", "glob", "grep", "bash"],
 ];
 
-const SANDBOXES: readonly Pick<GuidanceConfig, "sandbox" | "writableRoots" | "approver">[] = [
-  { sandbox: undefined, writableRoots: [], approver: false },
+const SANDBOXES: readonly Pick<GuidanceConfig, "sandbox" | "writableRoots" | "approver" | "readScope" | "deny">[] = [
+  { sandbox: undefined, writableRoots: [], approver: false, readScope: "anywhere", deny: [] },
   ...(["read-only", "workspace-write", "full-access"] as const).flatMap((sandbox) =>
     [[], ["/tmp", "/var/cache/build"]].flatMap((writableRoots) =>
-      [false, true].map((approver) => ({ sandbox, writableRoots, approver })),
+      [false, true].map((approver) => ({ sandbox, writableRoots, approver, readScope: "anywhere" as const, deny: [] })),
     ),
   ),
+  ...(["read-only", "workspace-write", "full-access"] as const).flatMap((sandbox) => [
+    { sandbox, writableRoots: ["/tmp"], approver: true, readScope: "workspace" as const, deny: [] },
+    { sandbox, writableRoots: [], approver: false, readScope: "anywhere" as const, deny: [".env", "*.pem"] },
+  ]),
 ];
 
 // Limits and the over-cap mode vary together: each is stated by its own tool, independently of the other.

@@ -7,11 +7,15 @@ import { describe, expect, test } from "vitest";
 import { DEFAULT_LIMITS, type Toolkit, type ToolName } from "../core/mod.ts";
 import { allConfigs, build, GAP, type GuidanceConfig, guidanceDir, PINNED, renderPinned } from "./guidance-configs.ts";
 
+// Whether bash may be offered: none of these configurations has OS confinement, so only an unconfining one.
+function bashAllowed(config: GuidanceConfig): boolean {
+  return config.sandbox === undefined || (config.sandbox === "full-access" && config.deny.length === 0 && config.readScope === "anywhere");
+}
+
 // The tools a configuration registers: the listed ones, or the defaults its options make possible.
 function registered(config: GuidanceConfig): readonly ToolName[] {
   if (config.tools) return config.tools;
-  const confining = config.sandbox !== undefined && config.sandbox !== "full-access";
-  return ["read", "write", "edit", ...(config.search ? (["glob", "grep"] as const) : []), ...(config.runner !== "none" && !confining ? (["bash"] as const) : [])];
+  return ["read", "write", "edit", ...(config.search ? (["glob", "grep"] as const) : []), ...(config.runner !== "none" && bashAllowed(config) ? (["bash"] as const) : [])];
 }
 
 interface Facts {
@@ -79,6 +83,9 @@ const STATEMENTS: readonly Statement[] = [
   { says: "The workspace-write sandbox refuses writes outside the workspace", in: "guidance", when: (c, f) => c.sandbox === "workspace-write" && f.mutating },
   { says: "/tmp", in: "guidance", when: (c, f) => c.sandbox === "workspace-write" && f.mutating && c.writableRoots.includes("/tmp") },
   { says: "/var/cache/build", in: "guidance", when: (c, f) => c.sandbox === "workspace-write" && f.mutating && c.writableRoots.includes("/var/cache/build") },
+  { says: ", and to .git", in: "guidance", when: (c, f) => c.sandbox === "workspace-write" && f.mutating },
+  { says: "see only the workspace", in: "guidance", when: (c, f) => c.readScope === "workspace" && (f.has("read") || f.has("glob") || f.has("grep")) },
+  { says: 'Paths matching ".env", "*.pem" are refused to every tool.', in: "guidance", when: (c) => c.deny.length > 0 },
   { says: "ask the user", in: "guidance", when: (c, f) => f.confining && f.mutating && c.approver },
   { says: "sandbox_permissions", in: "write", when: (c, f) => f.confining && c.approver },
   { says: "sandbox_permissions", in: "edit", when: (c, f) => f.confining && c.approver },
@@ -100,9 +107,9 @@ describe("every statement holds for the configuration that produced it", () => {
     let built = 0;
     for (const config of configs) {
       const f = facts(config);
-      // bash runs outside the fence: listed beside a confining sandbox it is a configuration error.
-      if (f.confining && config.tools?.includes("bash")) {
-        expect(() => build(config)).toThrow(/outside the sandbox fence/);
+      // bash runs outside the fence: listed where only a confined one could be offered, it is a configuration error.
+      if (!bashAllowed(config) && config.tools?.includes("bash")) {
+        expect(() => build(config)).toThrow(/bash is not available/);
         continue;
       }
       const kit = build(config);
@@ -123,7 +130,7 @@ describe("every statement holds for the configuration that produced it", () => {
 
   test("each limit is stated as configured", () => {
     for (const config of configs) {
-      if (facts(config).confining && config.tools?.includes("bash")) continue;
+      if (!bashAllowed(config) && config.tools?.includes("bash")) continue;
       const kit = build(config);
       const { limits } = facts(config);
       const checks: [ToolName, number][] = [
@@ -143,7 +150,7 @@ describe("every statement holds for the configuration that produced it", () => {
 
   test("the guidance names no tool that is not registered", () => {
     for (const config of configs) {
-      if (facts(config).confining && config.tools?.includes("bash")) continue;
+      if (!bashAllowed(config) && config.tools?.includes("bash")) continue;
       const kit = build(config);
       const f = facts(config);
       for (const tool of ["glob", "grep", "bash", "edit"] as const) {

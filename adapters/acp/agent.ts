@@ -13,7 +13,7 @@ import {
   isAbsolutePath,
   type ProcessRunner,
   resolvePath,
-  type SandboxMode,
+  type SandboxOptions,
   type SearchBackend,
   type Toolkit,
   type ToolResult,
@@ -48,10 +48,12 @@ export interface AcpAgentOptions {
   /** Which write, edit and bash calls are put to the user first; default `ask` (all of them). */
   readonly permissionMode?: PermissionMode;
   /**
-   * The file tools' fence. Without one, writes may go anywhere the process may write. Under a confining mode
-   * bash is not offered (see bashUnder); a refused write may be retried with wider access the user approves.
+   * The sandbox every session's tools run under (each session's cwd is its workspace). Without one, writes may
+   * go anywhere the process may write. Under a confining mode, a deny list or the workspace read scope, bash
+   * runs confined by `sandbox.confinement`, or is not offered (see bashUnder); a refused write may be retried
+   * with wider access the user approves.
    */
-  readonly sandbox?: { readonly mode: SandboxMode; readonly writableRoots?: readonly string[] };
+  readonly sandbox?: Omit<SandboxOptions, "workspaceRoot" | "approve">;
 }
 
 /** One agent app, for one connection. */
@@ -110,7 +112,7 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
   const maxTurnRequests = options.maxTurnRequests ?? 64;
   const mode = options.permissionMode ?? "ask";
   const sessions = new Map<string, Session>();
-  const offered = sessionTools(composition, options.sandbox?.mode);
+  const offered = sessionTools(composition, options.sandbox);
   for (const note of offered.notes) log(`toolfs acp: ${note}`);
 
   const close = async (): Promise<void> => {
@@ -151,7 +153,7 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
         search: runtime.search,
         runner: runtime.runner,
         ...(runtime.home === undefined ? {} : { home: runtime.home }),
-        ...(options.sandbox ? { sandbox: { mode: options.sandbox.mode, writableRoots: options.sandbox.writableRoots ?? [], approve } } : {}),
+        ...(options.sandbox ? { sandbox: { ...options.sandbox, writableRoots: options.sandbox.writableRoots ?? [], approve } } : {}),
       });
       sessions.set(id, {
         id,

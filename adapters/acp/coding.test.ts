@@ -283,9 +283,16 @@ describe("the coding composition", () => {
     const lines: string[] = [];
     const request = await codingHeaderRequest(workspace.cwd, { sandbox: { mode }, log: (line) => lines.push(line) });
     expect(request.tools.map((t) => t.name)).toEqual(["read", "write", "edit", "glob", "grep"]);
-    const note = `bash is not available in this session: commands cannot yet be confined to the ${mode} sandbox.`;
+    const note = `bash is not available: its commands cannot be held to the ${mode} sandbox here (no OS confinement (bubblewrap) was configured)`;
     expect(request.system.endsWith(`\n${note}`)).toBe(true);
     expect(lines).toEqual([`toolfs acp: ${note}`]);
+  });
+
+  test("with OS confinement, bash is offered under a confining sandbox and says what the sandbox allows", async () => {
+    const confinement = { kind: "bubblewrap", available: true, program: "bwrap" } as const;
+    const request = await codingHeaderRequest(workspace.cwd, { sandbox: { mode: "workspace-write", confinement } });
+    expect(request.tools.map((t) => t.name)).toContain("bash");
+    expect(request.system).toContain("bash commands run sandboxed: files can be written only in");
   });
 
   test("under full-access bash is offered", async () => {

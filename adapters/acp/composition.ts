@@ -1,4 +1,4 @@
-import type { SandboxMode, Toolkit, ToolDefinition, ToolLimits, ToolName } from "../../core/mod.ts";
+import { bashOffer, type SandboxOptions, type Toolkit, type ToolDefinition, type ToolLimits, type ToolName } from "../../core/mod.ts";
 
 /** What one agent offers a model: its tools, their limits, and how its system prompt opens. */
 export interface Composition {
@@ -30,19 +30,22 @@ export const COMPOSITIONS: Readonly<Record<string, Composition>> = {
 };
 
 /**
- * Whether bash can be offered under a sandbox mode. bash runs on the host, outside the file tools' fence, so
- * under a confining mode (read-only, workspace-write) it would write where the fence refuses; it is left out
- * instead, and the model and the log are told why. This is the one place that decides it: an OS-confined
- * runner makes it true for those modes.
+ * Whether bash can be offered under a sandbox: core's `bashOffer`, the one place that decides it for every
+ * surface. Under read-only, workspace-write, a deny list or the workspace read scope, bash must run confined by
+ * the operating system (`sandbox.confinement`); where it cannot be, it is left out, and the model and the log
+ * are told why.
  */
-export function bashUnder(mode: SandboxMode | undefined): { readonly offered: true } | { readonly offered: false; readonly reason: string } {
-  if (mode === undefined || mode === "full-access") return { offered: true };
-  return { offered: false, reason: `bash is not available in this session: commands cannot yet be confined to the ${mode} sandbox.` };
+export function bashUnder(sandbox: Pick<SandboxOptions, "mode" | "deny" | "readScope" | "confinement"> | undefined): { readonly offered: true } | { readonly offered: false; readonly reason: string } {
+  const bash = bashOffer(sandbox);
+  return bash.offered ? { offered: true } : bash;
 }
 
-/** The tools a session offers: the composition's, less bash where the sandbox mode rules it out. */
-export function sessionTools(composition: Composition, mode: SandboxMode | undefined): { readonly tools: readonly ToolName[]; readonly notes: readonly string[] } {
-  const bash = bashUnder(mode);
+/** The tools a session offers: the composition's, less bash where the sandbox rules it out. */
+export function sessionTools(
+  composition: Composition,
+  sandbox: Pick<SandboxOptions, "mode" | "deny" | "readScope" | "confinement"> | undefined,
+): { readonly tools: readonly ToolName[]; readonly notes: readonly string[] } {
+  const bash = bashUnder(sandbox);
   if (bash.offered || !composition.tools.includes("bash")) return { tools: composition.tools, notes: [] };
   return { tools: composition.tools.filter((t) => t !== "bash"), notes: [bash.reason] };
 }

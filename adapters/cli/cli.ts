@@ -11,7 +11,12 @@ import {
   SANDBOX_MODES,
   type SandboxMode,
   type ProcessRunner,
+  READ_SCOPES,
+  type ReadScope,
+  type SandboxOptions,
+  sandboxPolicy,
   type SearchBackend,
+  type ShellConfinement,
   type Toolkit,
 } from "../../core/mod.ts";
 // The ACP and MCP SDKs are optional peer dependencies: the modules that import them load only with their command.
@@ -37,7 +42,12 @@ export interface CliHost {
   readonly runner?: ProcessRunner;
   /** Extra writable roots for workspace-write (the system's temp directories). */
   readonly tempRoots: readonly string[];
-  /** The user's home directory, for path arguments starting with `~`; unknown when absent. */
+  /**
+   * Detects how bash can be confined by the operating system (bubblewrap); called only when a sandbox or a deny
+   * list needs it. Without it, bash is not offered under a confining sandbox.
+   */
+  confinement?(): Promise<ShellConfinement>;
+  /** The user's home directory: where path arguments starting with `~` start, and `~` in --deny patterns. */
   readonly home?: string;
   /** Asks the person at the terminal, or undefined when nobody can be asked. */
   readonly ask: ((question: string) => Promise<string>) | undefined;
@@ -80,7 +90,13 @@ Runs the calls in order, in one session (a read authorizes a later edit), and pr
 Options:
   --root DIR            workspace and working directory (default: the current directory)
   --backend node|memory memory loads DIR into an in-memory volume first; nothing is written back
-  --sandbox MODE        read-only | workspace-write | full-access (default: no sandbox)
+  --sandbox MODE        read-only | workspace-write | full-access (default: no sandbox); under read-only and
+                        workspace-write, bash runs confined by bubblewrap, or is not offered where it cannot be
+  --read-scope SCOPE    anywhere (default) | workspace: read, glob, grep and bash see only the workspace and
+                        the writable roots
+  --deny GLOB           a path no tool may read or write and bash cannot see, in every mode (.env, *.pem,
+                        ~/.ssh, /abs/path); repeat for more
+  --network             let a confined bash use the network (default: none)
   --approve yes|no      answer sandbox escalation requests without asking
   --json                one JSON result per call, one per line
   --help                this text
@@ -96,25 +112,74 @@ acp options:
   --max-steps N         model requests per prompt before it stops (default 64)
   --permission-mode M   ask (default): ask before every write, edit and bash; allow-edits: ask before bash;
                         allow-all: never ask
-  --sandbox MODE        as above; under read-only or workspace-write bash is not offered
   --script FILE         replay this model script (JSON: {"turns": [...]}) instead of calling a model
+  --sandbox, --read-scope, --deny, --network   as above, for every session
 
 ${MCP_USAGE.options}
 
 Example:
   toolfs read '{"path":"README.md"}' edit '{"path":"README.md","old_string":"a","new_string":"b"}'`;
 
+/** The sandbox flags, shared by the tool-call commands and `acp`. */
+interface SandboxFlags {
+  sandbox: SandboxMode | undefined;
+  readScope: ReadScope | undefined;
+  readonly deny: string[];
+  network: boolean;
+}
+
 interface Parsed {
   readonly command: "calls" | "tools" | "prompt" | "help";
   readonly calls: { tool: string; args: unknown; text: string }[];
   readonly root: string | undefined;
   readonly backend: "node" | "memory";
-  readonly sandbox: SandboxMode | undefined;
+  readonly flags: SandboxFlags;
   readonly approve: "yes" | "no" | undefined;
   readonly json: boolean;
 }
 
 class UsageError extends Error {}
+
+const noFlags = (): SandboxFlags => ({ sandbox: undefined, readScope: undefined, deny: [], network: false });
+
+/** Reads one sandbox flag at argv[i]; returns how many arguments it took (0 when it is not one). */
+function sandboxFlag(argv: readonly string[], i: number, flags: SandboxFlags): number {
+  const arg = argv[i] as string;
+  if (arg === "--network") {
+    flags.network = true;
+    return 1;
+  }
+  if (arg !== "--sandbox" && arg !== "--read-scope" && arg !== "--deny") return 0;
+  const value = argv[i + 1];
+  if (value === undefined) throw new UsageError(`${arg} needs a value`);
+  if (arg === "--sandbox") {
+    if (!(SANDBOX_MODES as readonly string[]).includes(value)) throw new UsageError(`--sandbox must be one of ${SANDBOX_MODES.join(", ")}, got "${value}"`);
+    flags.sandbox = value as SandboxMode;
+  } else if (arg === "--read-scope") {
+    if (!(READ_SCOPES as readonly string[]).includes(value)) throw new UsageError(`--read-scope must be one of ${READ_SCOPES.join(", ")}, got "${value}"`);
+    flags.readScope = value as ReadScope;
+  } else flags.deny.push(value);
+  return 2;
+}
+
+/**
+ * The toolkit's sandbox options for the flags, or undefined when none was given. A read scope, a deny list or
+ * the network flag without --sandbox means full-access writes with those limits.
+ */
+async function sandboxOptions(flags: SandboxFlags, host: CliHost, withBash: boolean): Promise<Omit<SandboxOptions, "approve"> | undefined> {
+  if (!flags.sandbox && !flags.readScope && flags.deny.length === 0 && !flags.network) return undefined;
+  const mode = flags.sandbox ?? "full-access";
+  const confine = withBash && host.confinement && (mode !== "full-access" || flags.deny.length > 0 || flags.readScope === "workspace");
+  return {
+    mode,
+    writableRoots: host.tempRoots,
+    ...(flags.readScope ? { readScope: flags.readScope } : {}),
+    ...(flags.deny.length > 0 ? { deny: flags.deny } : {}),
+    ...(host.home ? { home: host.home } : {}),
+    network: flags.network,
+    ...(confine ? { confinement: await host.confinement!() } : {}),
+  };
+}
 
 /** Runs the CLI; resolves to the exit status (0 success, 1 a call failed, 2 bad usage). */
 export async function runCli(argv: readonly string[], host: CliHost): Promise<number> {
@@ -138,15 +203,26 @@ export async function runCli(argv: readonly string[], host: CliHost): Promise<nu
   }
   const fs = await host.provider(parsed.backend, root);
   const search = host.search?.(parsed.backend, fs);
-  const kit = createToolkit({
-    fs,
-    workspace: root,
-    ...(search ? { search } : {}),
-    ...(search && host.spillDirectory ? { spill: createFsSpillStore(fs, host.spillDirectory) } : {}),
-    ...(host.runner && parsed.backend === "node" ? { runner: host.runner } : {}),
-    ...(host.home ? { home: host.home } : {}),
-    ...(parsed.sandbox ? { sandbox: { mode: parsed.sandbox, writableRoots: host.tempRoots, ...approver(parsed, host) } } : {}),
-  });
+  const runner = host.runner && parsed.backend === "node" ? host.runner : undefined;
+  let sandbox: Omit<SandboxOptions, "approve"> | undefined;
+  let kit: Toolkit;
+  try {
+    sandbox = await sandboxOptions(parsed.flags, host, runner !== undefined);
+    kit = createToolkit({
+      fs,
+      workspace: root,
+      ...(search ? { search } : {}),
+      ...(search && host.spillDirectory ? { spill: createFsSpillStore(fs, host.spillDirectory) } : {}),
+      ...(runner ? { runner } : {}),
+      ...(host.home ? { home: host.home } : {}),
+      ...(sandbox ? { sandbox: { ...sandbox, ...approver(parsed, host) } } : {}),
+    });
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return usage(host, error.message);
+  }
+  // Said once, on stderr: the model is told by the tool list itself.
+  for (const reason of Object.values(kit.withheld)) host.err(`toolfs: ${reason}\n`);
   if (parsed.command === "tools") {
     host.out(`${JSON.stringify(kit.definitions, null, 2)}\n`);
     return 0;
@@ -183,11 +259,11 @@ interface AcpArgs {
   maxTokens?: number;
   maxSteps?: number;
   permissionMode: PermissionMode;
-  sandbox?: SandboxMode;
+  readonly flags: SandboxFlags;
 }
 
 function parseAcp(argv: readonly string[]): AcpArgs | "help" {
-  const args: AcpArgs = { composition: "bash-glob-grep", permissionMode: "ask" };
+  const args: AcpArgs = { composition: "bash-glob-grep", permissionMode: "ask", flags: noFlags() };
   const positive = (flag: string, text: string): number => {
     if (!/^[1-9]\d*$/.test(text)) throw new UsageError(`${flag} takes a positive whole number, got "${text}"`);
     return Number(text);
@@ -199,6 +275,11 @@ function parseAcp(argv: readonly string[]): AcpArgs | "help" {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     if (arg === "--help" || arg === "-h") return "help";
+    const taken = sandboxFlag(argv, i, args.flags);
+    if (taken > 0) {
+      i += taken - 1;
+      continue;
+    }
     const value = argv[i + 1];
     if (!arg.startsWith("--")) throw new UsageError(`acp does not take ${arg}`);
     if (value === undefined) throw new UsageError(`${arg} needs a value`);
@@ -212,7 +293,6 @@ function parseAcp(argv: readonly string[]): AcpArgs | "help" {
     else if (arg === "--max-tokens") args.maxTokens = positive(arg, value);
     else if (arg === "--max-steps") args.maxSteps = positive(arg, value);
     else if (arg === "--permission-mode") args.permissionMode = oneOf(arg, value, PERMISSION_MODES);
-    else if (arg === "--sandbox") args.sandbox = oneOf(arg, value, SANDBOX_MODES);
     else throw new UsageError(`acp does not take ${arg}`);
   }
   if (args.script !== undefined && args.model !== undefined) throw new UsageError("give --model or --script, not both");
@@ -270,6 +350,15 @@ async function runAcp(argv: readonly string[], host: CliHost): Promise<number> {
   } else {
     host.err("toolfs acp: no --model or --script given; every prompt will fail\n");
   }
+  let sandbox: Omit<SandboxOptions, "approve"> | undefined;
+  try {
+    sandbox = await sandboxOptions(args.flags, host, chosen.tools.includes("bash"));
+    // Checked now, so that a bad pattern is a usage error before the protocol starts.
+    if (sandbox) sandboxPolicy({ ...sandbox, workspace: host.cwd });
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return usage(host, error.message);
+  }
   const { input, output, signal } = acp.stdio();
   const { serveAcp } = await import("../acp/serve.ts");
   await serveAcp({
@@ -282,7 +371,7 @@ async function runAcp(argv: readonly string[], host: CliHost): Promise<number> {
     log,
     permissionMode: args.permissionMode,
     ...(args.maxSteps === undefined ? {} : { maxTurnRequests: args.maxSteps }),
-    ...(args.sandbox ? { sandbox: { mode: args.sandbox, writableRoots: host.tempRoots } } : {}),
+    ...(sandbox ? { sandbox } : {}),
   });
   return 0;
 }
@@ -314,7 +403,7 @@ function parse(argv: readonly string[]): Parsed {
   const positional: string[] = [];
   let root: string | undefined;
   let backend: "node" | "memory" = "node";
-  let sandbox: SandboxMode | undefined;
+  const flags = noFlags();
   let approve: "yes" | "no" | undefined;
   let json = false;
   const value = (i: number, flag: string): string => {
@@ -324,17 +413,15 @@ function parse(argv: readonly string[]): Parsed {
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (arg === "--help" || arg === "-h") return { command: "help", calls: [], root, backend, sandbox, approve, json };
-    if (arg === "--json") json = true;
+    if (arg === "--help" || arg === "-h") return { command: "help", calls: [], root, backend, flags, approve, json };
+    const taken = sandboxFlag(argv, i, flags);
+    if (taken > 0) i += taken - 1;
+    else if (arg === "--json") json = true;
     else if (arg === "--root") root = value(i++, arg);
     else if (arg === "--backend") {
       const chosen = value(i++, arg);
       if (chosen !== "node" && chosen !== "memory") throw new UsageError(`--backend must be node or memory, got "${chosen}"`);
       backend = chosen;
-    } else if (arg === "--sandbox") {
-      const chosen = value(i++, arg);
-      if (!(SANDBOX_MODES as readonly string[]).includes(chosen)) throw new UsageError(`--sandbox must be one of ${SANDBOX_MODES.join(", ")}`);
-      sandbox = chosen as SandboxMode;
     } else if (arg === "--approve") {
       const chosen = value(i++, arg);
       if (chosen !== "yes" && chosen !== "no") throw new UsageError(`--approve must be yes or no, got "${chosen}"`);
@@ -342,7 +429,7 @@ function parse(argv: readonly string[]): Parsed {
     } else if (arg.startsWith("--")) throw new UsageError(`unknown option ${arg}`);
     else positional.push(arg);
   }
-  const base = { root, backend, sandbox, approve, json };
+  const base = { root, backend, flags, approve, json };
   if (positional.length === 0) throw new UsageError("name a tool to call, or tools, or prompt");
   if (positional.length === 1 && (positional[0] === "tools" || positional[0] === "prompt")) {
     return { command: positional[0], calls: [], ...base };

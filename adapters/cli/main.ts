@@ -6,7 +6,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { createInterface } from "node:readline/promises";
 import { Readable, Writable } from "node:stream";
-import { createEngineBackend, type FileSystem } from "../../core/mod.ts";
+import { createEngineBackend, detectBubblewrap, type FileSystem } from "../../core/mod.ts";
 import { createNodeProcessRunner, createNodeProvider, createNodeSearchBackend } from "../node/mod.ts";
 import { type AcpHost, runCli } from "./cli.ts";
 import { nodeMcpHost } from "./mcp_node.ts";
@@ -69,6 +69,7 @@ process.exitCode = await runCli(process.argv.slice(2), {
   spillDirectory: join(tempRoots[0] ?? tmpdir(), "toolfs-spill"),
   runner: createNodeProcessRunner(),
   tempRoots,
+  confinement: () => detectBubblewrap(createNodeProcessRunner()),
   home: homedir(),
   ask: process.stdin.isTTY ? ask : undefined,
   out: (text) => process.stdout.write(text),

@@ -1,9 +1,9 @@
 // The `toolfs` command on Deno: binds the CLI to Deno.*. `toolfs acp` needs read access to node_modules, the
 // script and the session directories, --allow-env=npm_config_arch (to locate ripgrep) and
-// --allow-run=<rgPath>,bash,setsid,kill,ps; the tool-call commands need write access where they write; a
-// model needs --allow-net to its host and --allow-env for its key's variable. `toolfs mcp` needs the same as
-// acp, plus --allow-net for --http.
-import { createEngineBackend, createFsSpillStore, type FileSystem } from "../../core/mod.ts";
+// --allow-run=<rgPath>,bash,setsid,kill,ps (bash also starts bubblewrap for a sandboxed bash); the tool-call
+// commands need write access where they write; a model needs --allow-net to its host and --allow-env for its
+// key's variable. `toolfs mcp` needs the same as acp, plus --allow-net for --http.
+import { createEngineBackend, createFsSpillStore, detectBubblewrap, type FileSystem } from "../../core/mod.ts";
 import type { McpRuntime, McpWorkspace } from "../mcp/mod.ts";
 import { createDenoProcessRunner, createDenoProvider, createDenoSearchBackend } from "../deno/mod.ts";
 import { type AcpHost, runCli } from "./cli.ts";
@@ -130,6 +130,7 @@ const status = await runCli(Deno.args, {
   provider,
   tempRoots,
   ...homeOption(),
+  confinement: () => detectBubblewrap(createDenoProcessRunner()),
   ask: undefined,
   out: (text) => writeAll(Deno.stdout, text),
   err: (text) => writeAll(Deno.stderr, text),

@@ -58,7 +58,16 @@ export type DenoPermissionDescriptor =
   | { name: "run"; command?: string }
   | { name: "env"; variable?: string }
   | { name: "read" | "write"; path?: string }
-  | { name: "net" | "sys" | "ffi" };
+  | { name: "ffi"; path?: string }
+  | { name: "net" | "sys" };
+
+/** The part of a foreign function's description this adapter uses. */
+export interface DenoForeignFunction {
+  readonly name?: string;
+  readonly parameters: readonly ("i32" | "u32" | "i64" | "usize" | "buffer" | "pointer")[];
+  readonly result: "i32" | "isize" | "pointer";
+  readonly nonblocking?: boolean;
+}
 
 export interface DenoApi {
   cwd(): string;
@@ -71,7 +80,7 @@ export interface DenoApi {
     path: string,
     options: { read?: boolean; write?: boolean; createNew?: boolean; mode?: number },
   ): Promise<DenoFsFile>;
-  mkdir(path: string, options: { recursive?: boolean }): Promise<void>;
+  mkdir(path: string, options: { recursive?: boolean; mode?: number }): Promise<void>;
   chmod(path: string, mode: number): Promise<void>;
   rename(oldpath: string, newpath: string): Promise<void>;
   link(oldpath: string, newpath: string): Promise<void>;
@@ -83,6 +92,11 @@ export interface DenoApi {
   kill(pid: number, signo?: DenoSignal): void;
   readonly permissions: { querySync(descriptor: DenoPermissionDescriptor): { readonly state: "granted" | "denied" | "prompt" } };
   readonly env: { toObject(): Record<string, string> };
+  readonly pid: number;
+  hostname(): string;
+  readonly build: { readonly os: string; readonly arch: string };
+  dlopen<const S extends Readonly<Record<string, DenoForeignFunction>>>(filename: string, symbols: S): { readonly symbols: unknown; close(): void };
+  readonly UnsafePointerView: new (pointer: never) => { getInt32(offset?: number): number };
 }
 
 /** The running Deno namespace; throws a clear error outside Deno. */

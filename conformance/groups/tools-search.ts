@@ -189,6 +189,30 @@ const cases: ConformanceCase[] = [
     },
   },
   {
+    name: "a spilled result is owner-only: 0600 in a new 0700 folder; a folder others can write to gets no spill",
+    async run(subject) {
+      if (!subject.provider.capabilities.fileModes) return; // nothing to check without permission bits
+      const lines = Array.from({ length: 300 }, (_, i) => `secret ${i + 1}`).join("\n");
+      await subject.probe.writeFile("private.txt", `${lines}\n`);
+      await subject.probe.chmod("private.txt", 0o600);
+      const result = await ok(searchKit(subject), "grep", { pattern: "secret" });
+      const spill = String(result.meta.spill);
+      assertEquals((await subject.probe.info(spill))?.mode, 0o600, "the spilled file");
+      assertEquals((await subject.probe.info(`${subject.probe.outside}/spill`))?.mode, 0o700, "the spill folder");
+      await subject.probe.mkdir(`${subject.probe.outside}/shared`);
+      await subject.probe.chmod(`${subject.probe.outside}/shared`, 0o777);
+      const shared = createToolkit({
+        fs: subject.provider,
+        workspace: subject.probe.root,
+        ...(subject.search ? { search: subject.search } : {}),
+        spill: createFsSpillStore(subject.provider, `${subject.probe.outside}/shared`),
+      });
+      const unsaved = await ok(shared, "grep", { pattern: "secret" });
+      includes(unsaved.content, "could not be saved");
+      assertEquals(await subject.probe.list(`${subject.probe.outside}/shared`), []);
+    },
+  },
+  {
     name: "grep previews a non-UTF-8 line with a placeholder",
     async run(subject) {
       await subject.probe.writeFile("latin1.txt", Uint8Array.of(0x63, 0x61, 0x66, 0xe9, 0x20, 0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0x0a));

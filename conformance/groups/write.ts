@@ -189,15 +189,55 @@ export const writeGroup: ConformanceGroup = {
       skip: needsFileModes,
       async run({ provider, probe }) {
         await probe.writeFile("d/a.txt", "old");
-        const modes: number[] = [];
+        const staged: { name: string; mode: number }[] = [];
         await provider.write(await provider.resolve("d/a.txt"), utf8("new"), {
           fence: async () => {
             for (const name of await probe.list("d")) {
-              if (name !== "a.txt") modes.push((await probe.info(`d/${name}`))?.mode ?? -1);
+              const info = await probe.info(`d/${name}`);
+              if (name !== "a.txt" && info?.type === "file") staged.push({ name, mode: info.mode });
             }
           },
         });
-        for (const mode of modes) assertEquals(mode & 0o077, 0, `staged mode ${mode.toString(8)}`);
+        // Publication stages beside the destination: a case that saw nothing staged proved nothing.
+        assert(staged.length > 0, "a staged file beside the destination while the fence ran");
+        for (const { name, mode } of staged) assertEquals(mode & 0o077, 0, `${name}: mode ${mode.toString(8)}`);
+      },
+    },
+    {
+      name: "a name of 240 bytes (é × 120) is created and replaced under guards like any other",
+      async run({ provider, probe }) {
+        const name = "é".repeat(120);
+        const target = await provider.resolve(name);
+        const created = await provider.write(target, utf8("one\n"), { guard: { kind: "createIfAbsent" } });
+        const updated = await provider.write(target, utf8("two\n"), { guard: { kind: "replaceIfVersion", version: created.version } });
+        assertEquals(updated.operation, "update");
+        assertBytes(await probe.readFile(name), "two\n");
+        assertEquals(await probe.list("."), [name]);
+      },
+    },
+    {
+      name: "a private write makes an owner-only file in owner-only new folders",
+      skip: needsFileModes,
+      async run({ provider, probe }) {
+        await provider.write(await provider.resolve("p/q/a.txt"), utf8("secret"), { private: true, guard: { kind: "createIfAbsent" } });
+        assertEquals((await probe.info("p"))?.mode, 0o700, "new folder p");
+        assertEquals((await probe.info("p/q"))?.mode, 0o700, "new folder q");
+        assertEquals((await probe.info("p/q/a.txt"))?.mode, 0o600, "the file");
+      },
+    },
+    {
+      name: "a private write refuses a folder other users can write to, and a replacement keeps its mode",
+      skip: needsFileModes,
+      async run({ provider, probe }) {
+        await probe.mkdir("shared");
+        await probe.chmod("shared", 0o777);
+        await assertRejectsCode(provider.write(await provider.resolve("shared/a.txt"), utf8("secret"), { private: true }), "FS_PERMISSION_DENIED");
+        assertEquals(await probe.list("shared"), []);
+        await probe.writeFile("own/a.txt", "old");
+        await probe.chmod("own", 0o700);
+        await probe.chmod("own/a.txt", 0o640);
+        await provider.write(await provider.resolve("own/a.txt"), utf8("new"), { private: true });
+        assertEquals((await probe.info("own/a.txt"))?.mode, 0o640);
       },
     },
     {

@@ -86,6 +86,12 @@ export interface FsWriteOptions {
    * (spilled search results) turn it off; atomicity does not depend on it.
    */
   readonly durable?: boolean;
+  /**
+   * Keep the file to its owner: a new file is created with mode 0600 and missing folders with 0700, and the
+   * write fails `FS_PERMISSION_DENIED` when other users can write to the folder it lands in. A replaced file
+   * keeps its mode. For scratch results that copy what only this user can read (spilled search output).
+   */
+  readonly private?: boolean;
 }
 
 export interface FsWriteResult {

@@ -31,7 +31,9 @@ export interface SpillStore {
 /**
  * A store that writes each result as a new file in `directory` through the FileSystem seam, so `read` (with
  * offset and limit) and `grep` can page it on every backend. Files are never replaced (each name is new) and
- * never deleted by the store: the host owns the directory's lifetime.
+ * never deleted by the store: the host owns the directory's lifetime. Files are created 0600 and a missing
+ * directory 0700; saving into an existing directory that other users can write to fails (the result is then
+ * reported as not saved).
  */
 export function createFsSpillStore(fs: FileSystem, directory: string): SpillStore {
   const dir = resolvePath(fs.cwd, directory);
@@ -42,8 +44,9 @@ export function createFsSpillStore(fs: FileSystem, directory: string): SpillStor
       counter += 1;
       const name = `${tool}-${session}-${counter}-${randomSuffix()}.txt`;
       const target = await fs.resolve(joinPath(dir, name), { signal });
-      // A scratch artifact: published atomically, but not worth an fsync on the model's critical path.
-      await fs.write(target, encodeUtf8(content), { guard: { kind: "createIfAbsent" }, signal, durable: false });
+      // A scratch artifact: published atomically, but not worth an fsync on the model's critical path. It may
+      // copy lines of files only this user can read, so it is owner-only, in a folder others cannot write to.
+      await fs.write(target, encodeUtf8(content), { guard: { kind: "createIfAbsent" }, signal, durable: false, private: true });
       return { locator: target.displayPath, hint: "page it with read (offset, limit) or search it with grep" };
     },
   };

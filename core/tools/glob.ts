@@ -61,7 +61,7 @@ function checkPattern(pattern: string): void {
 
 async function runGlob(env: ToolEnv, args: GlobArgs, call: CallContext): Promise<ToolOutput> {
   checkPattern(args.pattern);
-  const backend = backendOf(env);
+  const backend = backendOf(env, call);
   const root = await searchRoot(env, args.path, call, "glob");
   if (root.type !== "directory") {
     throw new FsError("FS_NOT_DIRECTORY", `Cannot glob in "${root.shown}": it is a file; glob searches a directory`, {

@@ -63,7 +63,7 @@ function checkInclude(include: string | undefined): void {
 
 async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise<ToolOutput> {
   checkInclude(args.include);
-  const backend = backendOf(env);
+  const backend = backendOf(env, call);
   const root = await searchRoot(env, args.path, call, "grep");
   const { limits } = env;
   const key = root.target.key;

@@ -6,10 +6,10 @@ import type { SearchBackend } from "../search/backend.ts";
 import { SearchError } from "../search/errors.ts";
 import { type CallContext, shownPath, type ToolEnv } from "./tool.ts";
 
-/** The backend, or a SEARCH_FAILED that says why there is none. */
-export function backendOf(env: ToolEnv): SearchBackend {
+/** The backend (under the call's read rules), or a SEARCH_FAILED that says why there is none. */
+export function backendOf(env: ToolEnv, call: CallContext): SearchBackend {
   if (!env.search) throw new SearchError("SEARCH_FAILED", "Search is not available in this toolkit: no search backend was configured");
-  return env.search;
+  return call.access ? call.access.search(env.search) : env.search;
 }
 
 /** A search root: where the search runs and how its relative paths are shown. */
@@ -27,6 +27,7 @@ export interface SearchRoot {
 /** Resolves a tool's `path` argument (default: the call's cwd) to an existing file or directory. */
 export async function searchRoot(env: ToolEnv, path: string | undefined, call: CallContext, what: string): Promise<SearchRoot> {
   const target = await env.fs.resolve(path ?? call.cwd, { cwd: call.cwd, signal: call.signal });
+  call.access?.check(target, what);
   const shown = shownPath(target.displayPath, call.workspace);
   const info = await env.fs.stat(target, { signal: call.signal });
   if (!info) {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { FileSystem, FsFence, FsTarget } from "../fs/types.ts";
 import { relativeWithin } from "../fs/paths.ts";
+import type { ReadAccess } from "../policy/access.ts";
 import type { ObservationLedger } from "../policy/ledger.ts";
 import type { ProcessRunner } from "../process/types.ts";
 import type { SearchBackend } from "../search/backend.ts";
@@ -74,6 +75,8 @@ export interface ToolEnv {
   readonly overCap: "sample" | "head";
   /** Runs bash; undefined when the toolkit runs no processes. */
   readonly runner: ProcessRunner | undefined;
+  /** What the sandbox lets a confined bash do ("sandboxed: ..."), for its description; undefined when bash is not confined. */
+  readonly bashSandbox?: string | undefined;
 }
 
 /** One call's circumstances. */
@@ -86,6 +89,8 @@ export interface CallContext {
   readonly actor: unknown;
   /** The sandbox fence for this call's publications, when the toolkit confines writes. */
   readonly fence: FsFence | undefined;
+  /** What this call may read, when the sandbox limits reads (a read scope or a deny list). */
+  readonly access?: ReadAccess | undefined;
   /** The call's `path`, already resolved by the toolkit (for sequenced tools), so it is resolved only once. */
   readonly target?: FsTarget;
 }
