@@ -121,6 +121,19 @@ export const toolsWriteGroup: ConformanceGroup = {
       },
     },
     {
+      name: "a change too large to match line by line is one block, and says so",
+      async run(subject) {
+        // Every third line is a brace on both sides, so the lines between cannot be matched cheaply.
+        const lines = (tag: string) => Array.from({ length: 3000 }, (_, i) => (i % 3 === 0 ? "}" : `${tag} ${i}`)).join("\n") + "\n";
+        await subject.probe.writeFile("a.txt", lines("old"));
+        const kit = toolkit(subject);
+        await ok(kit, "read", { path: "a.txt", limit: 1 });
+        const result = await ok(kit, "write", { path: "a.txt", content: lines("new") });
+        includes(result.content, "+2999 -2999 lines, shown as one block (too different to match line by line).", "@@ -1,3000 +1,3000 @@\n }\n-old 1\n");
+        assertEquals(result.meta.coarse, true);
+      },
+    },
+    {
       name: "rewriting identical content says so",
       async run(subject) {
         await subject.probe.writeFile("a.txt", "same\n");
