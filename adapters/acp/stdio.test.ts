@@ -93,16 +93,29 @@ describe("acpx, an independent client", () => {
   });
 });
 
-test("the scenario README's commands print GLOB_SAMPLED, run as printed", async () => {
+// `npx --prefix $PWD toolfs` runs the package's bin, dist/cli.js, after installing this directory into npx's
+// cache, whose `prepare` would rebuild dist/ if it were stale. The test runs the bin itself: a test never
+// builds, so none can empty dist/ under another.
+const NPX_TOOLFS = "npx --prefix $PWD toolfs";
+
+test("npx runs the bin the tests run", () => {
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { name: string; bin: Record<string, string> };
+  expect(pkg.name).toBe("toolfs");
+  expect(join(root, pkg.bin.toolfs!)).toBe(cli);
+});
+
+test("the scenario README's commands print GLOB_SAMPLED, run as printed (the agent started from dist/cli.js)", async () => {
   const readme = readFileSync(join(scenarioDir, "README.md"), "utf8");
   const commands = /## Run it[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)![1]!.trim().split("\n");
   expect(commands).toHaveLength(2);
   const mainReadme = readFileSync(join(root, "README.md"), "utf8");
   for (const command of commands) expect(mainReadme, "the main README shows the same commands").toContain(command);
+  expect(commands[1]).toContain(NPX_TOOLFS);
   const dir = join(realpathSync(home), "glob-sampling");
   const outputs: string[] = [];
   for (const command of commands) {
-    const { stdout } = await run("bash", ["-c", command.replaceAll("/tmp/glob-sampling", dir)], { cwd: root, env: clientEnv() });
+    const local = command.replaceAll("/tmp/glob-sampling", dir).replaceAll(NPX_TOOLFS, `${process.execPath} ${cli}`);
+    const { stdout } = await run("bash", ["-c", local], { cwd: root, env: clientEnv() });
     outputs.push(stdout);
   }
   expect(outputs[0]).toContain(`glob-sampling: wrote 8 files with pinned modification times under ${dir}`);
