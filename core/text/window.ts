@@ -1,4 +1,5 @@
 import { detectBom, isUtf8BomPrefix } from "./bom.ts";
+import { countLineFeeds } from "./lines.ts";
 import { completeUtf8Prefix, concatBytes, notTextError, type NotTextReason, TEXT_SNIFF_BYTES } from "./utf8.ts";
 
 export interface WindowOptions {
@@ -125,11 +126,23 @@ class LineWindow {
   }
 
   // Counts lines that will not be shown, without per-line bookkeeping: up to the window's first line, or to
-  // the end of the chunk once the window is complete. Returns where scanning resumes.
+  // the end of the chunk once the window is complete. A chunk the window does not start in is counted in bulk
+  // (countLineFeeds), which is what keeps reading the end of a large file close to the cost of reading it.
+  // Returns where scanning resumes.
   #skip(chunk: Uint8Array, start: number): number {
     const until = this.#lineNumber < this.#options.offset && !this.#byteCapped && this.#lines.length < this.#options.limit
       ? this.#options.offset
       : Number.POSITIVE_INFINITY;
+    const rest = start === 0 ? chunk : chunk.subarray(start);
+    const feeds = countLineFeeds(rest);
+    if (this.#lineNumber + feeds < until) {
+      if (feeds === 0) this.#lineLength += rest.length;
+      else {
+        this.#lineNumber += feeds;
+        this.#lineLength = chunk.length - chunk.lastIndexOf(LF) - 1;
+      }
+      return chunk.length;
+    }
     let at = start;
     while (this.#lineNumber < until) {
       const newline = chunk.indexOf(LF, at);
