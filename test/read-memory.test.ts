@@ -35,9 +35,12 @@ interface Measured {
   chunks(): number;
 }
 
-// FILE_BYTES of whole LINEs (the last chunk is short), as fresh chunks the reader may keep or drop.
-function measuredStream(info: FsReadStream["info"], baseline: number): Measured {
+// FILE_BYTES of LINEs (the last one cut short), as fresh chunks the reader may keep or drop, or, when the
+// reader says it copies what it keeps (reuseBuffer), as one buffer overwritten for every chunk, so that a view
+// kept instead of a copy shows up as garbled lines.
+function measuredStream(info: FsReadStream["info"], baseline: number, reuse: boolean): Measured {
   const template = new TextEncoder().encode(LINE.repeat(Math.ceil(CHUNK / LINE.length) + 1));
+  const shared = new Uint8Array(CHUNK);
   let peak = 0;
   let served = 0;
   const stream: FsReadStream = {
@@ -51,7 +54,11 @@ function measuredStream(info: FsReadStream["info"], baseline: number): Measured 
         const length = Math.min(CHUNK, FILE_BYTES - offset);
         const start = offset % LINE.length;
         served++;
-        yield template.slice(start, start + length);
+        if (!reuse) yield template.slice(start, start + length);
+        else {
+          shared.set(template.subarray(start, start + length));
+          yield shared.subarray(0, length);
+        }
       }
       peak = Math.max(peak, held() - baseline);
     },
@@ -60,7 +67,7 @@ function measuredStream(info: FsReadStream["info"], baseline: number): Measured 
 }
 
 // The memory provider, except that big.log streams through the instrumented stream.
-function instrumented(fs: FileSystem, measure: (info: FsReadStream["info"]) => Measured): { fs: FileSystem; last(): Measured | undefined } {
+function instrumented(fs: FileSystem, measure: (info: FsReadStream["info"], reuse: boolean) => Measured): { fs: FileSystem; last(): Measured | undefined } {
   let last: Measured | undefined;
   const proxy = new Proxy(fs, {
     get(target, key) {
@@ -68,7 +75,7 @@ function instrumented(fs: FileSystem, measure: (info: FsReadStream["info"]) => M
         return async (...args: Parameters<FileSystem["readStream"]>) => {
           const real = await target.readStream(...args);
           await real.close();
-          last = measure(real.info);
+          last = measure(real.info, args[1]?.reuseBuffer === true);
           return last.stream;
         };
       }
@@ -89,7 +96,7 @@ describe("read holds a bounded number of bytes at once", () => {
   ] as const)("%s of a 128 MiB file", async ([, offset, limit]) => {
     countLineFeeds(new Uint8Array(16)); // its working memory is allocated once, before the baseline
     let baseline = 0;
-    const { fs, last } = instrumented(createMemoryProvider({ cwd: "/w", files: { "big.log": "x\n" } }), (info) => measuredStream(info, baseline));
+    const { fs, last } = instrumented(createMemoryProvider({ cwd: "/w", files: { "big.log": "x\n" } }), (info, reuse) => measuredStream(info, baseline, reuse));
     const kit = createToolkit({ fs });
     // The same read once before measuring, so that compiled code and caches count in the baseline.
     expect((await kit.call("read", { path: "big.log", offset, ...(limit === undefined ? {} : { limit }) })).isError).toBe(false);
@@ -97,6 +104,10 @@ describe("read holds a bounded number of bytes at once", () => {
     const result = await kit.call("read", { path: "big.log", offset, ...(limit === undefined ? {} : { limit }) });
     expect(result.isError, result.content.slice(0, 300)).toBe(false);
     expect(result.content).toContain(`of ${Math.ceil(lines)}`);
+    const shown = result.content.split("\n").filter((line) => /^\d+: /.test(line));
+    expect(shown.length).toBeGreaterThan(100);
+    const text = LINE.slice(0, -1);
+    expect(shown.filter((line) => !line.endsWith(`: ${text}`) && !text.startsWith(line.replace(/^\d+: /, ""))), "garbled lines").toEqual([]);
     const measured = last()!;
     expect(measured.chunks()).toBe(FILE_BYTES / CHUNK);
     expect(measured.peak(), `held ${(measured.peak() / MiB).toFixed(1)} MiB at once`).toBeLessThan(BOUND);

@@ -35,6 +35,7 @@ export type {
   FsInfo,
   FsPathInfo,
   FsReadStream,
+  FsReadStreamOptions,
   FsResolveOptions,
   FsSignalOptions,
   FsTarget,

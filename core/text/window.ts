@@ -40,7 +40,8 @@ const CR = 0x0d;
  * Selects a window of lines from a file's byte chunks in bounded memory: lines outside the window are
  * counted, never decoded or kept, and a selected line keeps at most enough bytes for `maxLineChars`
  * characters, so a gigabyte file or a gigabyte-long line costs no more memory than the window itself.
- * Selected lines are decoded fatally; a NUL in the first `sniffBytes` bytes marks the file binary.
+ * Selected lines are decoded fatally; a NUL in the first `sniffBytes` bytes marks the file binary. Nothing of
+ * a chunk is kept without a copy, so the chunks may all be one reused buffer.
  */
 export async function readWindow(chunks: AsyncIterable<Uint8Array>, options: WindowOptions): Promise<ReadWindow> {
   const view = new LineWindow(options);
@@ -77,7 +78,8 @@ class LineWindow {
     // Hold the first bytes back until it is clear whether they are a byte-order mark.
     const head = concatBytes([this.#head, chunk]);
     if (isUtf8BomPrefix(head)) {
-      this.#head = head;
+      // A copy: the chunk may be the reader's reused buffer (FsReadStreamOptions.reuseBuffer).
+      this.#head = head.slice();
       return;
     }
     this.#start(head);
