@@ -123,13 +123,13 @@ export const toolsWriteGroup: ConformanceGroup = {
     {
       name: "a change too large to match line by line is one block, and says so",
       async run(subject) {
-        // Every third line is a brace on both sides, so the lines between cannot be matched cheaply.
-        const lines = (tag: string) => Array.from({ length: 3000 }, (_, i) => (i % 3 === 0 ? "}" : `${tag} ${i}`)).join("\n") + "\n";
-        await subject.probe.writeFile("a.txt", lines("old"));
+        // The same lines in reverse order: matching them would take millions of comparisons.
+        const lines = Array.from({ length: 3000 }, (_, i) => `line ${i}`);
+        await subject.probe.writeFile("a.txt", `${lines.join("\n")}\n`);
         const kit = toolkit(subject);
         await ok(kit, "read", { path: "a.txt", limit: 1 });
-        const result = await ok(kit, "write", { path: "a.txt", content: lines("new") });
-        includes(result.content, "+2999 -2999 lines, shown as one block (too different to match line by line).", "@@ -1,3000 +1,3000 @@\n }\n-old 1\n");
+        const result = await ok(kit, "write", { path: "a.txt", content: `${lines.toReversed().join("\n")}\n` });
+        includes(result.content, "+3000 -3000 lines, shown as one block (too different to match line by line).", "@@ -1,3000 +1,3000 @@\n-line 0\n");
         assertEquals(result.meta.coarse, true);
       },
     },

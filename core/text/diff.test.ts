@@ -66,18 +66,27 @@ describe("unifiedDiff", () => {
   });
 
   test("past its comparison budget the change is one block, marked coarse, the same every time", () => {
-    const before = Array.from({ length: 300 }, (_, i) => (i % 3 === 0 ? "}" : `old ${i}`)).join("\n") + "\n";
-    const after = Array.from({ length: 300 }, (_, i) => (i % 3 === 0 ? "}" : `new ${i}`)).join("\n") + "\n";
+    // Every line on both sides, in reverse order: the matching must try many alignments.
+    const lines = Array.from({ length: 300 }, (_, i) => `line ${i}`);
+    const before = `head\n${lines.join("\n")}\ntail\n`;
+    const after = `head\n${lines.toReversed().join("\n")}\ntail\n`;
     const exact = unifiedDiff("f", before, after, { maxBytes: 1 << 20 });
     expect(exact.coarse).toBeUndefined();
-    expect([exact.added, exact.removed]).toEqual([200, 200]);
+    expect([exact.added, exact.removed]).toEqual([299, 299]);
     const coarse = unifiedDiff("f", before, after, { maxBytes: 1 << 20, maxComparisons: 1000 });
     expect(coarse.coarse).toBe(true);
     // The first and last lines are equal and kept out of the block; everything between is replaced.
-    expect([coarse.added, coarse.removed]).toEqual([299, 299]);
-    expect(coarse.text.split("\n").slice(0, 4)).toEqual(["--- f", "+++ f", "@@ -1,300 +1,300 @@", " }"]);
+    expect([coarse.added, coarse.removed]).toEqual([300, 300]);
+    expect(coarse.text.split("\n").slice(0, 5)).toEqual(["--- f", "+++ f", "@@ -1,302 +1,302 @@", " head", "-line 0"]);
     expect(applyPatch(before, coarse.text)).toBe(after);
     expect(unifiedDiff("f", before, after, { maxBytes: 1 << 20, maxComparisons: 1000 })).toEqual(coarse);
+  });
+
+  test("lines only one side has cost no comparisons: a rewrite that keeps its braces matches them at once", () => {
+    const lines = (tag: string) => Array.from({ length: 3000 }, (_, i) => (i % 3 === 0 ? "}" : `${tag} ${i}`)).join("\n") + "\n";
+    const diff = unifiedDiff("f", lines("old"), lines("new"), { maxBytes: 1 << 20, maxComparisons: 1000 });
+    expect([diff.added, diff.removed, diff.coarse]).toEqual([2000, 2000, undefined]);
+    expect(applyPatch(lines("old"), diff.text)).toBe(lines("new"));
   });
 
   test("texts that share no changed line are one block at once, exact, whatever the budget", () => {
