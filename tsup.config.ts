@@ -21,7 +21,7 @@ const config: Options = {
   platform: "neutral",
   sourcemap: false,
   splitting: true,
-  external: ["memfs", "zod", "re2js", "picomatch", "diff", "@vscode/ripgrep", "@agentclientprotocol/sdk"],
+  external: ["memfs", "zod", "re2js", "picomatch", "diff", "@vscode/ripgrep", "@agentclientprotocol/sdk", "eventsource-parser"],
 };
 
 export default config;

@@ -1,7 +1,7 @@
 // The build (`npm run build`; `npm ci` runs it as `prepare`): ESM bundles by tsup, then declarations by the
 // TypeScript compiler file by file, without a type check (`npm test` type-checks separately; the sources
 // declare their exported types, `isolatedDeclarations`, so no inference is needed). One small `.d.ts` per
-// entry point re-exports its source's declarations. See docs/notes/0007-build-and-test.md.
+// entry point re-exports its source's declarations. See docs/notes/0008-build-and-test.md.
 //
 // `--if-changed` skips the build when dist/ holds exactly what the current sources build to, by a digest of
 // both recorded at the end of the last build: `npx toolfs` in this directory installs the package into npx's

@@ -23,14 +23,18 @@ function inPlaceWriter(volume: Volume): FsDriver {
   const driver = createMemoryDriver(volume);
   return {
     ...bind(driver),
-    async publish(path, bytes, options) {
+    async publish(path, chunks, options) {
+      const parts: Uint8Array[] = [];
+      for await (const chunk of chunks) parts.push(chunk);
       await options.beforeCommit();
       if (options.exclusive && volume.existsSync(path)) return "exists";
       const fd = volume.openSync(path, "w");
       try {
-        for (let offset = 0; offset < bytes.length; offset += 4096) {
-          volume.writeSync(fd, bytes.subarray(offset, offset + 4096));
-          await new Promise((resolve) => setTimeout(resolve, 0));
+        for (const bytes of parts) {
+          for (let offset = 0; offset < bytes.length; offset += 4096) {
+            volume.writeSync(fd, bytes.subarray(offset, offset + 4096));
+            await new Promise((resolve) => setTimeout(resolve, 0));
+          }
         }
       } finally {
         volume.closeSync(fd);

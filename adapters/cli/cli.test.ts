@@ -96,7 +96,7 @@ describe("runCli", () => {
 });
 
 describe("toolfs acp", () => {
-  function acpHost(files: Record<string, string> = {}) {
+  function acpHost(files: Record<string, string> = {}, env: Record<string, string> = {}) {
     const toAgent = new TransformStream<Uint8Array, Uint8Array>();
     const fromAgent = new TransformStream<Uint8Array, Uint8Array>();
     const stop = new AbortController();
@@ -108,6 +108,7 @@ describe("toolfs acp", () => {
         if (!(path in files)) throw new Error(`ENOENT: ${path}`);
         return files[path]!;
       },
+      env: (name) => env[name],
       stdio: () => {
         opened = true;
         return { input: toAgent.readable, output: fromAgent.writable, signal: stop.signal };
@@ -119,7 +120,18 @@ describe("toolfs acp", () => {
 
   test("bad options, and a script that is missing or invalid, exit 2 before serving", async () => {
     for (const [argv, message] of [
-      [["acp", "--composition", "everything"], '--composition must be one of bash-glob-grep, got "everything"'],
+      [["acp", "--composition", "everything"], '--composition must be one of bash-glob-grep, coding, got "everything"'],
+      [["acp", "--model", "gemini:pro"], '--model takes PROVIDER:MODEL with PROVIDER one of openai, anthropic; got "gemini:pro"'],
+      [["acp", "--model", "openai:"], '--model "openai:" names no model; write openai:MODEL'],
+      [["acp", "--model", "openai:gpt-4.1"], "openai needs an API key: set OPENAI_API_KEY (or name another variable with --api-key-env)"],
+      [["acp", "--model", "anthropic:claude", "--api-key-env", "MY_KEY"], "anthropic needs an API key: set MY_KEY"],
+      [["acp", "--model", "openai:m", "--api-key-env", "MY_KEY", "--base-url", "http://127.0.0.1:1/v1"], "openai needs an API key: set MY_KEY"],
+      [["acp", "--model", "openai:m", "--script", "s.json"], "give --model or --script, not both"],
+      [["acp", "--base-url", "http://127.0.0.1:1/v1"], "--base-url goes with --model"],
+      [["acp", "--model", "openai:m", "--base-url", "127.0.0.1:8080"], '--base-url must be an http(s) URL, got "127.0.0.1:8080"'],
+      [["acp", "--permission-mode", "maybe"], '--permission-mode must be one of ask, allow-edits, allow-all, got "maybe"'],
+      [["acp", "--sandbox", "none"], '--sandbox must be one of read-only, workspace-write, full-access, got "none"'],
+      [["acp", "--max-steps", "0"], '--max-steps takes a positive whole number, got "0"'],
       [["acp", "--script"], "--script needs a value"],
       [["acp", "--root", "/"], "acp does not take --root"],
       [["acp", "--script", "none.json"], "--script none.json: cannot read it (ENOENT: none.json)"],

@@ -13,7 +13,18 @@ import {
   type SearchBackend,
   type Toolkit,
 } from "../../core/mod.ts";
-import { type AcpRuntime, COMPOSITIONS, createScriptedModel, type Model, ModelError, parseScript, serveAcp } from "../acp/mod.ts";
+import {
+  type AcpRuntime,
+  COMPOSITIONS,
+  createModel,
+  createScriptedModel,
+  type Model,
+  ModelError,
+  PERMISSION_MODES,
+  type PermissionMode,
+  parseScript,
+  serveAcp,
+} from "../acp/mod.ts";
 
 /** What the CLI needs from its runtime. */
 export interface CliHost {
@@ -42,6 +53,8 @@ export interface CliHost {
 export interface AcpHost {
   readonly runtime: AcpRuntime;
   readText(path: string): Promise<string>;
+  /** An environment variable (the model's key), or undefined when unset or not readable. */
+  env(name: string): string | undefined;
   /** Opens the protocol's streams; called once the options are known to be good, so a refusal leaves stdin alone. */
   stdio(): AcpStdio;
 }
@@ -58,7 +71,7 @@ const USAGE = `Usage:
   toolfs <tool> '<json args>' [<tool> '<json args>' ...] [options]
   toolfs tools [options]      print the tool definitions as JSON
   toolfs prompt [options]     print the system-prompt guidance
-  toolfs acp [--composition NAME] [--script FILE]
+  toolfs acp [--composition NAME] (--model PROVIDER:MODEL | --script FILE) [acp options]
                               serve an Agent Client Protocol agent on stdin/stdout (logs go to stderr)
 
 Runs the calls in order, in one session (a read authorizes a later edit), and prints what the model sees.
@@ -72,7 +85,17 @@ Options:
   --help                this text
 
 acp options:
-  --composition NAME    the tools and limits offered: ${Object.keys(COMPOSITIONS).join(", ")} (default)
+  --composition NAME    the tools and limits offered: ${Object.keys(COMPOSITIONS).join(", ")} (default bash-glob-grep)
+  --model PROVIDER:MODEL  openai:MODEL (any Chat Completions server) or anthropic:MODEL
+  --base-url URL        the API root, e.g. http://127.0.0.1:8080/v1 for a local server
+  --api-key-env NAME    read the key from NAME (default OPENAI_API_KEY or ANTHROPIC_API_KEY;
+                        with --base-url and no key set, none is sent)
+  --context-window N    the model's window in tokens (default 128000 openai, 200000 anthropic)
+  --max-tokens N        the longest reply in tokens (anthropic default 8192)
+  --max-steps N         model requests per prompt before it stops (default 64)
+  --permission-mode M   ask (default): ask before every write, edit and bash; allow-edits: ask before bash;
+                        allow-all: never ask
+  --sandbox MODE        as above; under read-only or workspace-write bash is not offered
   --script FILE         replay this model script (JSON: {"turns": [...]}) instead of calling a model
 
 Example:
@@ -145,39 +168,102 @@ async function runCalls(kit: Toolkit, parsed: Parsed, host: CliHost): Promise<nu
   return failed ? 1 : 0;
 }
 
-async function runAcp(argv: readonly string[], host: CliHost): Promise<number> {
-  let composition = "bash-glob-grep";
-  let script: string | undefined;
+interface AcpArgs {
+  composition: string;
+  script?: string;
+  model?: string;
+  baseUrl?: string;
+  apiKeyEnv?: string;
+  contextWindow?: number;
+  maxTokens?: number;
+  maxSteps?: number;
+  permissionMode: PermissionMode;
+  sandbox?: SandboxMode;
+}
+
+function parseAcp(argv: readonly string[]): AcpArgs | "help" {
+  const args: AcpArgs = { composition: "bash-glob-grep", permissionMode: "ask" };
+  const positive = (flag: string, text: string): number => {
+    if (!/^[1-9]\d*$/.test(text)) throw new UsageError(`${flag} takes a positive whole number, got "${text}"`);
+    return Number(text);
+  };
+  const oneOf = <T extends string>(flag: string, text: string, values: readonly T[]): T => {
+    if (!(values as readonly string[]).includes(text)) throw new UsageError(`${flag} must be one of ${values.join(", ")}, got "${text}"`);
+    return text as T;
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    const next = argv[i + 1];
-    if (arg === "--help" || arg === "-h") {
+    if (arg === "--help" || arg === "-h") return "help";
+    const value = argv[i + 1];
+    if (!arg.startsWith("--")) throw new UsageError(`acp does not take ${arg}`);
+    if (value === undefined) throw new UsageError(`${arg} needs a value`);
+    i++;
+    if (arg === "--composition") args.composition = value;
+    else if (arg === "--script") args.script = value;
+    else if (arg === "--model") args.model = value;
+    else if (arg === "--base-url") args.baseUrl = value;
+    else if (arg === "--api-key-env") args.apiKeyEnv = value;
+    else if (arg === "--context-window") args.contextWindow = positive(arg, value);
+    else if (arg === "--max-tokens") args.maxTokens = positive(arg, value);
+    else if (arg === "--max-steps") args.maxSteps = positive(arg, value);
+    else if (arg === "--permission-mode") args.permissionMode = oneOf(arg, value, PERMISSION_MODES);
+    else if (arg === "--sandbox") args.sandbox = oneOf(arg, value, SANDBOX_MODES);
+    else throw new UsageError(`acp does not take ${arg}`);
+  }
+  if (args.script !== undefined && args.model !== undefined) throw new UsageError("give --model or --script, not both");
+  const modelOnly = (["baseUrl", "apiKeyEnv", "contextWindow", "maxTokens"] as const).find((k) => args[k] !== undefined);
+  if (modelOnly && args.model === undefined) throw new UsageError(`--${modelOnly.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} goes with --model`);
+  if (args.baseUrl !== undefined && !/^https?:\/\/[^/]/.test(args.baseUrl)) throw new UsageError(`--base-url must be an http(s) URL, got "${args.baseUrl}"`);
+  return args;
+}
+
+async function runAcp(argv: readonly string[], host: CliHost): Promise<number> {
+  let args: AcpArgs;
+  try {
+    const parsed = parseAcp(argv);
+    if (parsed === "help") {
       host.err(`${USAGE}\n`);
       return 0;
     }
-    if ((arg === "--composition" || arg === "--script") && next === undefined) return usage(host, `${arg} needs a value`);
-    if (arg === "--composition") composition = argv[++i] as string;
-    else if (arg === "--script") script = argv[++i] as string;
-    else return usage(host, `acp does not take ${arg}`);
+    args = parsed;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    return usage(host, error.message);
   }
-  const chosen = COMPOSITIONS[composition];
-  if (!chosen) return usage(host, `--composition must be one of ${Object.keys(COMPOSITIONS).join(", ")}, got "${composition}"`);
+  const chosen = COMPOSITIONS[args.composition];
+  if (!chosen) return usage(host, `--composition must be one of ${Object.keys(COMPOSITIONS).join(", ")}, got "${args.composition}"`);
   if (!host.acp) {
     host.err("toolfs: acp cannot run on this runtime\n");
     return 2;
   }
   const acp = host.acp();
+  const log = (line: string) => host.err(`${line}\n`);
   let model: Model | undefined;
-  if (script !== undefined) {
+  if (args.script !== undefined) {
     try {
-      model = createScriptedModel(parseScript(await acp.readText(script)));
+      model = createScriptedModel(parseScript(await acp.readText(args.script)));
     } catch (error) {
       const reason = error instanceof ModelError ? error.message : `cannot read it (${(error as Error).message})`;
-      host.err(`toolfs: --script ${script}: ${reason}\n`);
+      host.err(`toolfs: --script ${args.script}: ${reason}\n`);
+      return 2;
+    }
+  } else if (args.model !== undefined) {
+    try {
+      model = createModel(args.model, {
+        env: (name) => acp.env(name),
+        log,
+        ...(args.baseUrl === undefined ? {} : { baseUrl: args.baseUrl }),
+        ...(args.apiKeyEnv === undefined ? {} : { apiKeyEnv: args.apiKeyEnv }),
+        ...(args.contextWindow === undefined ? {} : { contextWindow: args.contextWindow }),
+        ...(args.maxTokens === undefined ? {} : { maxTokens: args.maxTokens }),
+      });
+    } catch (error) {
+      if (!(error instanceof ModelError)) throw error;
+      host.err(`toolfs: ${error.message}\n`);
       return 2;
     }
   } else {
-    host.err("toolfs acp: no --script given and no model client is built in; every prompt will fail\n");
+    host.err("toolfs acp: no --model or --script given; every prompt will fail\n");
   }
   const { input, output, signal } = acp.stdio();
   await serveAcp({
@@ -187,7 +273,10 @@ async function runAcp(argv: readonly string[], host: CliHost): Promise<number> {
     ...(signal ? { signal } : {}),
     composition: chosen,
     model,
-    log: (line) => host.err(`${line}\n`),
+    log,
+    permissionMode: args.permissionMode,
+    ...(args.maxSteps === undefined ? {} : { maxTurnRequests: args.maxSteps }),
+    ...(args.sandbox ? { sandbox: { mode: args.sandbox, writableRoots: host.tempRoots } } : {}),
   });
   return 0;
 }

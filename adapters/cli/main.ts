@@ -41,6 +41,7 @@ function acp(): AcpHost {
   return {
     runtime: { provider: (cwd) => createNodeProvider({ cwd }), search: createNodeSearchBackend({ runner }), runner },
     readText: (path) => fsp.readFile(path, "utf8"),
+    env: (name) => process.env[name],
     stdio() {
       const stop = new AbortController();
       // Without these, a signal would end the process at once and leave a running command's tree behind.

@@ -1,6 +1,7 @@
 // The `toolfs` command on Deno: binds the CLI to Deno.*. `toolfs acp` needs read access to node_modules, the
 // script and the session directories, --allow-env=npm_config_arch (to locate ripgrep) and
-// --allow-run=<rgPath>,bash,setsid,kill,ps; the tool-call commands need write access where they write.
+// --allow-run=<rgPath>,bash,setsid,kill,ps; the tool-call commands need write access where they write; a
+// model needs --allow-net to its host and --allow-env for its key's variable.
 import type { FileSystem } from "../../core/mod.ts";
 import { createDenoProcessRunner, createDenoProvider, createDenoSearchBackend } from "../deno/mod.ts";
 import { type AcpHost, runCli } from "./cli.ts";
@@ -34,6 +35,14 @@ function acp(): AcpHost {
   return {
     runtime: { provider: (cwd) => createDenoProvider({ cwd }), search: createDenoSearchBackend({ runner }), runner },
     readText: (path) => Deno.readTextFile(path),
+    env(name) {
+      try {
+        return Deno.env.get(name);
+      } catch {
+        // Without --allow-env for it, the variable is as good as unset.
+        return undefined;
+      }
+    },
     stdio() {
       const stop = new AbortController();
       // Without these, a signal would end the process at once and leave a running command's tree behind.

@@ -110,16 +110,18 @@ class DenoDriver implements FsDriver {
     return denoCall(() => this.#deno.mkdir(path, { recursive: true }));
   }
 
-  async publish(path: string, bytes: Uint8Array, options: FsDriverPublishOptions): Promise<"published" | "exists"> {
+  async publish(path: string, chunks: AsyncIterable<Uint8Array>, options: FsDriverPublishOptions): Promise<"published" | "exists"> {
     const deno = this.#deno;
     const temp = stagingPath(path);
     let file: Awaited<ReturnType<DenoApi["open"]>> | undefined;
     try {
       file = await denoCall(() => deno.open(temp, { write: true, createNew: true, mode: 0o600 }));
-      for (let offset = 0; offset < bytes.length; ) {
-        throwIfAborted(options.signal);
-        const chunk = bytes.subarray(offset, offset + WRITE_CHUNK);
-        offset += await denoCall(() => file!.write(chunk));
+      for await (const bytes of chunks) {
+        for (let offset = 0; offset < bytes.length; ) {
+          throwIfAborted(options.signal);
+          const chunk = bytes.subarray(offset, offset + WRITE_CHUNK);
+          offset += await denoCall(() => file!.write(chunk));
+        }
       }
       if (options.durable) await denoCall(() => file!.sync());
       file.close();

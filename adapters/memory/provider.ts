@@ -120,12 +120,19 @@ class MemoryDriver implements FsDriver {
     memfsCall(() => this.#vol.mkdirSync(path, { recursive: true }));
   }
 
-  async publish(path: string, bytes: Uint8Array, options: FsDriverPublishOptions): Promise<"published" | "exists"> {
+  async publish(path: string, chunks: AsyncIterable<Uint8Array>, options: FsDriverPublishOptions): Promise<"published" | "exists"> {
     const vol = this.#vol;
     // A fresh node per publication: a reader holding the old one keeps reading the old bytes, as on disk.
     const temp = stagingPath(path);
+    let fd: number | undefined;
     try {
-      memfsCall(() => vol.writeFileSync(temp, bytes, { flag: "wx", mode: 0o600 }));
+      fd = memfsCall(() => vol.openSync(temp, "wx", 0o600));
+      for await (const bytes of chunks) {
+        throwIfAborted(options.signal);
+        for (let offset = 0; offset < bytes.length; ) offset += memfsCall(() => vol.writeSync(fd!, bytes, offset));
+      }
+      memfsCall(() => vol.closeSync(fd!));
+      fd = undefined;
       throwIfAborted(options.signal);
       await options.beforeCommit();
       const existing = this.#probe(() => vol.lstatSync(path));
@@ -135,6 +142,13 @@ class MemoryDriver implements FsDriver {
       memfsCall(() => vol.renameSync(temp, path));
       return "published";
     } finally {
+      if (fd !== undefined) {
+        try {
+          vol.closeSync(fd);
+        } catch {
+          // Already closed.
+        }
+      }
       try {
         vol.unlinkSync(temp);
       } catch {

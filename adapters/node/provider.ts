@@ -83,18 +83,22 @@ class NodeDriver implements FsDriver {
     return nodeCall(async () => void (await fsp.mkdir(path, { recursive: true })));
   }
 
-  async publish(path: string, bytes: Uint8Array, options: FsDriverPublishOptions): Promise<"published" | "exists"> {
+  async publish(path: string, chunks: AsyncIterable<Uint8Array>, options: FsDriverPublishOptions): Promise<"published" | "exists"> {
     const temp = stagingPath(path);
     let handle: fsp.FileHandle | undefined;
     try {
       handle = await nodeCall(() => fsp.open(temp, STAGE_FLAGS, 0o600));
-      for (let offset = 0; offset < bytes.length; offset += WRITE_CHUNK) {
-        throwIfAborted(options.signal);
-        const chunk = bytes.subarray(offset, offset + WRITE_CHUNK);
-        let written = 0;
-        while (written < chunk.length) {
-          const { bytesWritten } = await nodeCall(() => handle!.write(chunk, written, chunk.length - written, offset + written));
-          written += bytesWritten;
+      let position = 0;
+      for await (const bytes of chunks) {
+        for (let offset = 0; offset < bytes.length; offset += WRITE_CHUNK) {
+          throwIfAborted(options.signal);
+          const chunk = bytes.subarray(offset, offset + WRITE_CHUNK);
+          let written = 0;
+          while (written < chunk.length) {
+            const { bytesWritten } = await nodeCall(() => handle!.write(chunk, written, chunk.length - written, position + written));
+            written += bytesWritten;
+          }
+          position += chunk.length;
         }
       }
       if (options.durable) await nodeCall(() => handle!.sync());

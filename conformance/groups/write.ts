@@ -3,6 +3,16 @@ import { assert, assertBytes, assertEquals, assertRejectsCode } from "../assert.
 import type { ConformanceGroup } from "../suite.ts";
 import { needsFileModes, pattern, text, under, utf8 } from "../util.ts";
 
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
 /** Atomic publication, the fence hook, and what a write leaves behind. */
 export const writeGroup: ConformanceGroup = {
   name: "write",
@@ -55,6 +65,55 @@ export const writeGroup: ConformanceGroup = {
         assertEquals(result.operation, "update");
         assertBytes(await probe.readFile("d/a.txt"), content);
         assertEquals(await probe.list("d"), ["a.txt"]);
+      },
+    },
+    {
+      name: "a streamed write publishes every chunk in order, and nothing before the stream ends",
+      async run({ provider, probe }) {
+        await probe.writeFile("s.bin", "old");
+        const parts = [pattern(70_000, 3), new Uint8Array(0), pattern(1_500_000, 4), pattern(9, 5)];
+        let seenMidway: Uint8Array | undefined;
+        async function* source(): AsyncGenerator<Uint8Array> {
+          for (const [i, part] of parts.entries()) {
+            if (i === 2) seenMidway = await probe.readFile("s.bin");
+            yield part;
+          }
+        }
+        const result = await provider.write(await provider.resolve("s.bin"), source());
+        assertEquals(result.operation, "update");
+        assertBytes(seenMidway, "old");
+        assertBytes(await probe.readFile("s.bin"), concat(parts));
+        assertEquals(await probe.list("."), ["s.bin"]);
+      },
+    },
+    {
+      name: "a stream that fails publishes nothing and leaves nothing staged",
+      async run({ provider, probe }) {
+        await probe.writeFile("d/s.txt", "old");
+        async function* source(): AsyncGenerator<Uint8Array> {
+          yield utf8("partial ");
+          throw new Error("the producer broke");
+        }
+        const error = await provider.write(await provider.resolve("d/s.txt"), source()).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        assert(error !== undefined, "the write must fail when its source fails");
+        assertBytes(await probe.readFile("d/s.txt"), "old");
+        assertEquals(await probe.list("d"), ["s.txt"]);
+      },
+    },
+    {
+      name: "a refused streamed write closes its source",
+      async run({ provider, probe }) {
+        await probe.writeFile("s.txt", "exists");
+        async function* source(): AsyncGenerator<Uint8Array> {
+          yield utf8("new");
+        }
+        const stream = source();
+        await assertRejectsCode(provider.write(await provider.resolve("s.txt"), stream, { guard: { kind: "createIfAbsent" } }), "FS_NOT_OBSERVED");
+        assertEquals((await stream.next()).done, true, "the write must close the stream it was given");
+        assertBytes(await probe.readFile("s.txt"), "exists");
       },
     },
     {

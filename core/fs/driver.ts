@@ -58,9 +58,9 @@ export interface FsDriver {
   /** Creates a directory and its missing parents. */
   mkdirp(path: string): Promise<void>;
   /**
-   * Stages the bytes beside `path`, flushes them, calls `beforeCommit`, then publishes atomically. Returns
+   * Stages the chunks beside `path` in order, flushes them, calls `beforeCommit`, then publishes atomically. Returns
    * `"exists"` when an exclusive publication found something at the path (which is left untouched).
    * Nothing staged may remain afterwards, whatever happens.
    */
-  publish(path: string, bytes: Uint8Array, options: FsDriverPublishOptions): Promise<"published" | "exists">;
+  publish(path: string, chunks: AsyncIterable<Uint8Array>, options: FsDriverPublishOptions): Promise<"published" | "exists">;
 }

@@ -41,6 +41,7 @@ export type {
   FsTarget,
   FsTargetKey,
   FsVersion,
+  FsWriteData,
   FsWriteGuard,
   FsWriteOptions,
   FsWriteResult,

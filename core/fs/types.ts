@@ -42,6 +42,12 @@ export interface FsDirEntry {
   readonly mtimeMs: number;
 }
 
+/**
+ * What `write` publishes: the whole content, or its chunks as they are produced (streamed into the staged
+ * copy, so the content never has to be held at once). Either way readers see all of it or none of it.
+ */
+export type FsWriteData = Uint8Array | AsyncIterable<Uint8Array>;
+
 /** A bounded read: the bytes and the version they were read at. */
 export interface FsBytes {
   readonly bytes: Uint8Array;
@@ -133,8 +139,11 @@ export interface FileSystem {
   readStream(target: FsTarget, options?: FsReadStreamOptions): Promise<FsReadStream>;
   /** One level of a directory, in UTF-8 byte order of the names. */
   listDir(target: FsTarget, options?: FsSignalOptions): Promise<FsDirEntry[]>;
-  /** Atomically publishes `bytes` at the target: readers see the old bytes or the new, never a mix. */
-  write(target: FsTarget, bytes: Uint8Array, options?: FsWriteOptions): Promise<FsWriteResult>;
+  /**
+   * Atomically publishes `data` at the target: readers see the old bytes or the new, never a mix. A streamed
+   * source is consumed while it is staged; when the write fails, its iterator is closed (`return()`).
+   */
+  write(target: FsTarget, data: FsWriteData, options?: FsWriteOptions): Promise<FsWriteResult>;
   /** True when `child` is `parent` or lies beneath it (by canonical identity). */
   contains(parent: FsTarget, child: FsTarget): boolean;
 }
