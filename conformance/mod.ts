@@ -11,6 +11,7 @@
  * @module
  */
 import { abortGroup } from "./groups/abort.ts";
+import { capabilitiesGroup } from "./groups/capabilities.ts";
 import { encodingGroup } from "./groups/encoding.ts";
 import { errorsGroup } from "./groups/errors.ts";
 import { listGroup } from "./groups/list.ts";
@@ -42,6 +43,7 @@ export { registerGroups } from "./suite.ts";
 export type { ConformanceCase, ConformanceGroup, ConformanceOptions, ConformanceReport, SubjectTraits } from "./suite.ts";
 export {
   abortGroup,
+  capabilitiesGroup,
   encodingGroup,
   errorsGroup,
   listGroup,
@@ -66,6 +68,7 @@ export {
 
 /** The provider seam's groups, in the order they run. */
 export const seamGroups: readonly ConformanceGroup[] = [
+  capabilitiesGroup,
   resolveGroup,
   statGroup,
   readGroup,
