@@ -18,6 +18,7 @@ import { readBytesGroup } from "./groups/read-bytes.ts";
 import { readGroup } from "./groups/read.ts";
 import { resolveGroup } from "./groups/resolve.ts";
 import { searchDifferentialGroup } from "./groups/search-differential.ts";
+import { spillGroup } from "./groups/spill.ts";
 import { statGroup } from "./groups/stat.ts";
 import { symlinksGroup } from "./groups/symlinks.ts";
 import { toolsEditGroup } from "./groups/tools-edit.ts";
@@ -45,6 +46,7 @@ export {
   readGroup,
   resolveGroup,
   searchDifferentialGroup,
+  spillGroup,
   statGroup,
   symlinksGroup,
   toolsEditGroup,
@@ -85,6 +87,7 @@ export const toolGroups: readonly ConformanceGroup[] = [
   toolsPolicyGroup,
   toolsSandboxGroup,
   toolsSearchGroup,
+  spillGroup,
 ];
 
 /** Every group, in the order they run. */
