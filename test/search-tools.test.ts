@@ -172,13 +172,14 @@ describe("grep", () => {
   test("matches come grouped by file with line numbers", async () => {
     const { backend, requests } = scripted({ files });
     const result = await kit(backend).call("grep", { pattern: "alpha" });
-    expect(result.content).toBe("Found 3 matches in 2 files.\n\nsrc/a.ts\n  3: const alpha = 1;\n  9: alpha();\n\ndocs/b.md\n  1: alpha and omega");
+    // Files in path order, whatever order the backend found them in (ripgrep's threads keep none).
+    expect(result.content).toBe("Found 3 matches in 2 files.\n\ndocs/b.md\n  1: alpha and omega\n\nsrc/a.ts\n  3: const alpha = 1;\n  9: alpha();");
     expect(requests[0]).toMatchObject({ cwd: "/ws", pattern: "alpha" });
     expect(result.meta).toEqual({
       shape: "matches",
       files: [
-        { path: "src/a.ts", matches: [{ lineNumber: 3, line: "const alpha = 1;" }, { lineNumber: 9, line: "alpha();" }] },
         { path: "docs/b.md", matches: [{ lineNumber: 1, line: "alpha and omega" }] },
+        { path: "src/a.ts", matches: [{ lineNumber: 3, line: "const alpha = 1;" }, { lineNumber: 9, line: "alpha();" }] },
       ],
       truncated: false,
       total: 3,
@@ -198,6 +199,23 @@ describe("grep", () => {
     const result = await kit(backend).call("grep", { pattern: "." });
     expect(result.content).toContain(`  1: ${"é".repeat(1000)} … [line cut at 2000 bytes]\n`);
     expect(result.content).toContain("  2: [this line is not valid UTF-8; read the file to see it]");
+  });
+
+  test("the page is the first matches in path order: a later-found file that sorts first displaces the tail", async () => {
+    const spill = createMemorySpillStore();
+    const many = (path: string, from: number, count: number) => ({
+      path,
+      lines: Array.from({ length: count }, (_, i) => line(from + i, `${path} ${from + i}`)),
+    });
+    // Found in this order (as ripgrep's threads might); in path order b/ comes before c.ts, and a.ts first.
+    const { backend } = scripted({ files: [many("c.ts", 1, 200), many("b/x.ts", 1, 100), many("a.ts", 1, 30), many("d.ts", 1, 5)] });
+    const result = await kit(backend, { spill }).call("grep", { pattern: "." });
+    const groups = result.content.split("\n").filter((l) => /^[a-z]/.test(l) && !l.startsWith("Found"));
+    expect(groups).toEqual(["a.ts", "b/x.ts", "c.ts"]);
+    expect(result.content).toContain("  120: c.ts 120\n\n(All 335 matches are in spill:grep/1;");
+    expect(result.content).not.toContain("c.ts 121");
+    // The spill keeps the order the backend found them in.
+    expect(spill.get("spill:grep/1")?.split("\n").filter((l) => /^[a-z]/.test(l))).toEqual(["c.ts", "b/x.ts", "a.ts", "d.ts"]);
   });
 
   test("over 250 matches: the first 250 inline, all of them spilled", async () => {
@@ -320,7 +338,10 @@ describe("results of any size", () => {
     const { backend, seen } = streaming({ events: () => manyMatches(1_000_000, 100) });
     const result = await kit(backend, { spill }).call("grep", { pattern: "function" });
     expect(result.content.split("\n")[0]).toBe("Found 1000000 matches in 10000 files; showing the first 250 (in 3 files).");
-    expect(result.content).toMatch(/\n {2}250: function f249\(\) \{\}\n\n\(All 1000000 matches are in spill:grep\/1; /);
+    // The first 250 in path order: dir0's files sort as file0, file10, file100, ...
+    const page = result.content.split("\n").filter((l) => l.startsWith("dir"));
+    expect(page).toEqual(["dir0/file0.ts", "dir0/file10.ts", "dir0/file100.ts"]);
+    expect(result.content).toMatch(/\n {2}10050: function f10049\(\) \{\}\n\n\(All 1000000 matches are in spill:grep\/1; /);
     const spilled = spill.get("spill:grep/1") ?? "";
     expect(spilled.startsWith("dir0/file0.ts\n  1: function f0() {}\n  2: function f1() {}\n")).toBe(true);
     expect(spilled.endsWith("\n\ndir9/file9999.ts\n  999901: function f999900() {}\n") || spilled.endsWith("  1000000: function f999999() {}\n")).toBe(true);

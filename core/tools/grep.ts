@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { baseName } from "../fs/paths.ts";
 import type { GrepEvent, ResultSink, SearchData } from "../search/backend.ts";
+import { comparePaths } from "../search/engine/files.ts";
 import { streamMatches } from "../search/stream.ts";
 import { completeUtf8Prefix } from "../text/utf8.ts";
 import { ToolError } from "./types.ts";
@@ -121,18 +122,26 @@ async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise
 }
 
 /**
- * Takes grep's events as the backend finds them, keeping the first `cap` matches for the page and counts of
- * the rest; past the cap every match goes on to the spill, rendered as the page renders it.
+ * Takes grep's events as the backend finds them. The page is the first `cap` matches in path order (the
+ * walk's order, which ripgrep's threads do not keep), so every backend shows the same page; it holds at most
+ * `cap` matches, and the arrival order of the first `cap` until the spill opens. Past the cap every match goes
+ * on to the spill as it arrives, rendered as the page renders it.
  */
 class GrepMatches implements ResultSink<GrepEvent> {
   readonly spill: SpillList;
-  readonly page: Match[] = [];
   total = 0;
   files = 0;
   readonly #cap: number;
   readonly #lineBytes: number;
   readonly #shown: (path: string) => string;
-  #open = false;
+  // The page: files in path order, each with its first matches; `#paged` matches in all.
+  readonly #page: { readonly path: string; readonly matches: Match[] }[] = [];
+  #paged = 0;
+  // The file whose lines are arriving, and its group on the page (undefined when it is not on it).
+  #open: string | undefined;
+  #group: { readonly path: string; readonly matches: Match[] } | undefined;
+  // The first `cap` matches in arrival order: the head of the spill, written once it opens.
+  #arrived: Match[] | undefined = [];
   // The path of the last match in the spill, to group its lines as the page does.
   #spilledPath: string | undefined;
 
@@ -143,30 +152,39 @@ class GrepMatches implements ResultSink<GrepEvent> {
     this.spill = spill;
   }
 
-  /** Matches held now: the page, not what the search found. */
+  /** The page's matches, grouped by file in path order. */
+  get page(): Match[] {
+    return this.#page.flatMap((group) => group.matches);
+  }
+
+  /** Matches held now: the page and the head of the spill until it opens, not what the search found. */
   get held(): number {
-    return this.page.length;
+    return this.#paged + (this.#arrived?.length ?? 0);
   }
 
   push(event: GrepEvent): "stop" | void {
     if (event.type === "end") {
-      this.#open = false;
+      this.#open = undefined;
+      this.#group = undefined;
       return;
     }
-    if (!this.#open) {
-      this.#open = true;
+    if (this.#open !== event.path) {
+      this.#open = event.path;
       this.files++;
+      this.#group = this.#admit(event.path);
     }
     const total = ++this.total;
     const match = { path: this.#shown(event.path), lineNumber: event.line.lineNumber, line: preview(event.line.line, this.#lineBytes) };
+    this.#offer(match);
     if (total <= this.#cap) {
-      this.page.push(match);
+      this.#arrived?.push(match);
       return;
     }
-    if (total === this.#cap + 1) {
+    if (this.#arrived) {
       this.spill.open();
-      this.spill.write(render(this.page));
-      this.#spilledPath = this.page.at(-1)?.path;
+      this.spill.write(render(this.#arrived));
+      this.#spilledPath = this.#arrived.at(-1)?.path;
+      this.#arrived = undefined;
     }
     const text = match.path === this.#spilledPath ? `\n  ${match.lineNumber}: ${match.line}` : `\n\n${match.path}\n  ${match.lineNumber}: ${match.line}`;
     this.#spilledPath = match.path;
@@ -175,6 +193,35 @@ class GrepMatches implements ResultSink<GrepEvent> {
 
   ready(): Promise<void> | undefined {
     return this.spill.ready();
+  }
+
+  // A file joins the page when the page has room or the file comes before its last one; a file after it
+  // cannot displace anything, since all its matches come later in path order.
+  #admit(path: string): { readonly path: string; readonly matches: Match[] } | undefined {
+    const page = this.#page;
+    const last = page.at(-1);
+    if (this.#paged >= this.#cap && last && comparePaths(path, last.path) >= 0) return undefined;
+    let at = page.length;
+    while (at > 0 && comparePaths(path, (page[at - 1] as { path: string }).path) < 0) at--;
+    const group = { path, matches: [] };
+    page.splice(at, 0, group);
+    return group;
+  }
+
+  // Adds a match of the arriving file to its group, dropping the page's last match when it is full.
+  #offer(match: Match): void {
+    const group = this.#group;
+    if (!group) return;
+    if (this.#paged >= this.#cap) {
+      const last = this.#page.at(-1) as { matches: Match[] };
+      // The arriving file is the last one on the page: its further matches come after everything there.
+      if (last === group) return;
+      last.matches.pop();
+      this.#paged--;
+      if (last.matches.length === 0) this.#page.pop();
+    }
+    group.matches.push(match);
+    this.#paged++;
   }
 }
 

@@ -40,8 +40,11 @@ export async function listFiles(fs: FileSystem, request: FilesRequest, budget: B
   }
 }
 
-// Rust's Path ordering: component by component, a leading `/` or `.` before any name, names by bytes.
-function comparePaths(a: string, b: string): number {
+/**
+ * Rust's Path ordering, which is ripgrep's `--sort path` and the walk's own order: component by component, a
+ * leading `/` or `.` before any name, names by bytes.
+ */
+export function comparePaths(a: string, b: string): number {
   const x = components(a);
   const y = components(b);
   const n = Math.min(x.length, y.length);
