@@ -140,7 +140,7 @@ describe("EntrySampler past its name budget", () => {
 describe("EntryTable", () => {
   test("names with equal hashes are told apart by their packed characters or, past eight, by the kept name", () => {
     const table = new EntryTable();
-    const names: string[] = [];
+    const names = new Map<number, string>();
     const pack = (name: string) => {
       let low = 0;
       let high = 0;
@@ -157,8 +157,9 @@ describe("EntryTable", () => {
       const [low, high] = pack(name);
       const path = `${name}/file`;
       expect(table.find(path, 0, name.length, 42, low, high, names)).toBe(-1);
-      names.push(low === -1 ? name : "");
-      table.add(name.length, 42, low, high, names.length - 1);
+      const id = table.size;
+      if (low === -1) names.set(id, name);
+      table.add(name.length, 42, low, high, id);
     }
     for (const [id, name] of all.entries()) {
       const [low, high] = pack(name);

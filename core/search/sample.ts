@@ -60,7 +60,7 @@ export class EntryTable {
    * The id of the name `path[start, end)`, or -1. `hash` is its hash; `low` and `high` its packed
    * characters, or both -1 when it cannot be packed, and then `names` (by id) has it.
    */
-  find(path: string, start: number, end: number, hash: number, low: number, high: number, names: readonly string[]): number {
+  find(path: string, start: number, end: number, hash: number, low: number, high: number, names: ReadonlyMap<number, string>): number {
     const table = this.#table;
     const mask = this.#mask;
     const packed = low !== -1 || high !== -1;
@@ -69,30 +69,12 @@ export class EntryTable {
       const id = (table[at + 1] as number) - 1;
       if (id < 0) return -1;
       if (table[at] !== hash) continue;
-      if (packed) {
-        if (table[at + 2] === low && table[at + 3] === high) return id;
-        continue;
-      }
-      const name = names[id] as string;
+      if (table[at + 2] !== low || table[at + 3] !== high) continue;
+      if (packed) return id;
+      // Both too long to pack: compare the names.
+      const name = names.get(id) as string;
       if (name.length === end - start && path.startsWith(name, start)) return id;
     }
-  }
-
-  /**
-   * Reads the home slot of each of the first `n` hashes whose `ends` entry is a name (not SAME or FILE), and
-   * returns a value made from them so the reads are not optimised away. The loop does nothing else, so the
-   * processor issues these reads together: the lookups that follow find their slots in cache.
-   */
-  warm(hashes: Int32Array, ends: Int32Array, n: number): number {
-    const table = this.#table;
-    const mask = this.#mask;
-    let seen = 0;
-    for (let i = 0; i < n; i++) {
-      if ((ends[i] as number) < 0) continue;
-      const hash = hashes[i] as number;
-      seen ^= table[4 * ((hash ^ (hash >>> 15)) & mask)] as number;
-    }
-    return seen;
   }
 
   /** Adds a name known to be absent. */
@@ -125,13 +107,6 @@ function place(table: Int32Array, mask: number, hash: number, id: number, low: n
   table[4 * slot + 3] = high;
 }
 
-// Paths are taken in batches of this many: the hashing pass over their characters runs first, then the table
-// lookups run back to back, so the processor overlaps their cache misses instead of waiting out each in turn.
-const BATCH = 256;
-// Marks in `ends`: the path is in the previous path's entry; the path is a top-level file.
-const SAME = -1;
-const FILE = -2;
-
 /**
  * {@link sampleAcrossEntries} one path at a time, holding O(cap) paths whatever the input size: the page can
  * only use an entry's first few paths, so each entry keeps no more than the current "water level" (the
@@ -144,10 +119,10 @@ export class EntrySampler {
   #total = 0;
   // The head of the input, for a result within the cap or a flat one.
   readonly #head: string[] = [];
-  // Top-level directories by name; files are never looked up. Names by entry id ("" unless the name is too
-  // long to pack), read only to compare such a name.
+  // Top-level directories by name; files are never looked up. The names too long to pack, by entry id, read
+  // only to compare such a name.
   readonly #table = new EntryTable();
-  readonly #names: string[] = [];
+  readonly #names = new Map<number, string>();
   #namesFull = false;
   #entries = 0;
   #repeated = false;
@@ -164,24 +139,12 @@ export class EntrySampler {
   // The level the kept lists were last cut to; they are cut again once the level halves, so cutting costs
   // O(cap) per halving and every list stays within twice the level.
   #trimmedAt: number;
-  // The batch not yet taken in, and per path of it: where its entry's name starts and ends (or SAME, FILE),
-  // its hash and packed characters, and then its entry id.
-  readonly #batch = new Array<string>(BATCH).fill("");
-  #pending = 0;
-  readonly #starts = new Int32Array(BATCH);
-  readonly #ends = new Int32Array(BATCH);
-  readonly #hashes = new Int32Array(BATCH);
-  readonly #lows = new Int32Array(BATCH);
-  readonly #highs = new Int32Array(BATCH);
-  readonly #ids = new Int32Array(BATCH);
   // The last path taken in, the end of its entry's name (-1 when it cannot be recognised by prefix), and its
   // entry: neighbouring paths usually share one (one directory's files have close mtimes), which a
   // comparison with that path, still in cache, tells without a lookup.
   #lastPath = "";
   #lastEnd = -1;
   #lastId = -1;
-  // What the cache warming read; kept only so that its reads count.
-  #warmth = 0;
 
   constructor(cap: number) {
     if (!Number.isSafeInteger(cap) || cap <= 0) throw new RangeError(`cap must be a positive integer, got ${String(cap)}`);
@@ -196,9 +159,9 @@ export class EntrySampler {
     return this.#total;
   }
 
-  /** Paths held now (the head, the entries' kept paths and the batch), for checking that memory stays bounded. */
+  /** Paths held now (the head and the entries' kept paths), for checking that memory stays bounded. */
   get held(): number {
-    let held = this.#head.length + this.#pending;
+    let held = this.#head.length;
     for (const kept of this.#kept) held += kept.length;
     return held;
   }
@@ -211,13 +174,59 @@ export class EntrySampler {
   add(path: string): void {
     this.#total++;
     if (this.#head.length < this.#cap) this.#head.push(path);
-    this.#batch[this.#pending++] = path;
-    if (this.#pending === BATCH) this.#flush();
+    const lastEnd = this.#lastEnd;
+    let id: number;
+    if (lastEnd > 0 && path.charCodeAt(lastEnd) === 47 && samePrefix(path, this.#lastPath, lastEnd)) {
+      id = this.#lastId;
+      this.#repeated = true;
+    } else {
+      let start = 0;
+      while (path.charCodeAt(start) === 47) start++;
+      // FNV-1a over the first segment, and its characters packed while they fit, in one pass.
+      let hash = -2128831035;
+      let low = 0;
+      let high = 0;
+      let end = start;
+      for (let c = path.charCodeAt(end); c === c && c !== 47; c = path.charCodeAt(++end)) {
+        hash = Math.imul(hash ^ c, 16777619);
+        const k = end - start;
+        if (c > 0xff || k >= 8) low = high = -1;
+        else if (low !== -1 || high !== -1) {
+          if (k < 4) low |= c << (8 * k);
+          else high |= c << (8 * (k - 4));
+        }
+      }
+      this.#lastEnd = -1;
+      if (end === path.length) {
+        id = this.#newEntry();
+      } else {
+        const table = this.#table;
+        id = table.find(path, start, end, hash, low, high, this.#names);
+        if (id >= 0) {
+          this.#repeated = true;
+        } else if (!this.#namesFull && table.size < MAX_ENTRY_NAMES && table.chars + (end - start) <= MAX_ENTRY_NAME_CHARS) {
+          id = this.#newEntry();
+          table.add(end - start, hash, low, high, id);
+          // Only a name that cannot be packed is kept as a string.
+          if (low === -1 && high === -1) this.#names.set(id, path.slice(start, end));
+        } else {
+          // Past the name budget a directory cannot be told new or seen. Such an entry comes after more than
+          // `cap` others, so it gets no slot either way; only the entry count becomes a lower bound.
+          this.#namesFull = true;
+        }
+        // Only a path without leading slashes can be recognised by its prefix.
+        if (start === 0 && id >= 0) {
+          this.#lastPath = path;
+          this.#lastEnd = end;
+          this.#lastId = id;
+        }
+      }
+    }
+    if (id >= 0 && id < this.#cap) this.#count(id, path);
   }
 
   /** The page for what was added: the head when within the cap, else the round-robin sample. */
   sample(): StreamedSample {
-    this.#flush();
     const entriesTotal = this.#entries;
     const exact = !this.#namesFull;
     const flat = exact && !this.#repeated;
@@ -249,102 +258,8 @@ export class EntrySampler {
     return { paths, entriesShown: shown, entriesTotal, entriesExact: exact, flat };
   }
 
-  #flush(): void {
-    const batch = this.#batch;
-    const n = this.#pending;
-    if (n === 0) return;
-    const starts = this.#starts;
-    const ends = this.#ends;
-    const hashes = this.#hashes;
-    const lows = this.#lows;
-    const highs = this.#highs;
-    const ids = this.#ids;
-    // Pass 1, over the characters: each path's entry name, its hash and packed form.
-    let lastPath = this.#lastPath;
-    let lastEnd = this.#lastEnd;
-    for (let i = 0; i < n; i++) {
-      const path = batch[i] as string;
-      if (lastEnd > 0 && path.charCodeAt(lastEnd) === 47 && samePrefix(path, lastPath, lastEnd)) {
-        ends[i] = SAME;
-        lastPath = path;
-        continue;
-      }
-      let start = 0;
-      while (path.charCodeAt(start) === 47) start++;
-      // FNV-1a over the first segment, and its characters packed while they fit.
-      let hash = -2128831035;
-      let low = 0;
-      let high = 0;
-      let end = start;
-      for (let c = path.charCodeAt(end); c === c && c !== 47; c = path.charCodeAt(++end)) {
-        hash = Math.imul(hash ^ c, 16777619);
-        const k = end - start;
-        if (c > 0xff || k >= 8) low = high = -1;
-        else if (low !== -1 || high !== -1) {
-          if (k < 4) low |= c << (8 * k);
-          else high |= c << (8 * (k - 4));
-        }
-      }
-      const file = end === path.length;
-      starts[i] = start;
-      ends[i] = file ? FILE : end;
-      hashes[i] = hash;
-      lows[i] = low;
-      highs[i] = high;
-      // Only a directory entry of a path without leading slashes can be recognised by its prefix.
-      lastPath = path;
-      lastEnd = file || start > 0 ? -1 : end;
-    }
-    // Pass 2, over the table: each path's entry, new entries numbered in order of first appearance.
-    const table = this.#table;
-    this.#warmth ^= table.warm(hashes, ends, n);
-    const names = this.#names;
-    let lastId = this.#lastId;
-    for (let i = 0; i < n; i++) {
-      const end = ends[i] as number;
-      let id: number;
-      if (end === SAME) {
-        id = lastId;
-        this.#repeated = true;
-      } else if (end === FILE) {
-        id = this.#newEntry("");
-      } else {
-        const start = starts[i] as number;
-        const hash = hashes[i] as number;
-        const low = lows[i] as number;
-        const high = highs[i] as number;
-        id = table.find(batch[i] as string, start, end, hash, low, high, names);
-        if (id >= 0) {
-          this.#repeated = true;
-        } else if (!this.#namesFull && table.size < MAX_ENTRY_NAMES && table.chars + (end - start) <= MAX_ENTRY_NAME_CHARS) {
-          // Only a name that cannot be packed is kept as a string.
-          id = this.#newEntry(low === -1 && high === -1 ? (batch[i] as string).slice(start, end) : "");
-          table.add(end - start, hash, low, high, id);
-        } else {
-          // Past the name budget a directory cannot be told new or seen. Such an entry comes after more than
-          // `cap` others, so it gets no slot either way; only the entry count becomes a lower bound.
-          this.#namesFull = true;
-        }
-      }
-      ids[i] = id;
-      lastId = id;
-    }
-    // Pass 3: the first entries' counts and kept paths.
-    const cap = this.#cap;
-    for (let i = 0; i < n; i++) {
-      const id = ids[i] as number;
-      if (id >= 0 && id < cap) this.#count(id, batch[i] as string);
-      batch[i] = "";
-    }
-    this.#lastPath = lastPath;
-    this.#lastEnd = lastEnd;
-    this.#lastId = lastId;
-    this.#pending = 0;
-  }
-
-  #newEntry(name: string): number {
+  #newEntry(): number {
     const id = this.#entries++;
-    this.#names.push(name);
     if (id < this.#cap) {
       this.#counts.push(0);
       this.#kept.push([]);
