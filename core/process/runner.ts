@@ -166,7 +166,8 @@ class Supervision {
         let verdict: "stop" | void;
         try {
           const written = sink.write(chunk, stream);
-          if (written instanceof Promise) {
+          // Any thenable, not only this realm's Promise.
+          if (typeof written === "object" && written !== null) {
             this.#pendingWrites++;
             try {
               verdict = await written;

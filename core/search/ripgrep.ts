@@ -144,7 +144,8 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
     let matched = false;
     const parser = new GrepJsonParser((event) => {
       matched = true;
-      return sink.push(event.path === restore(event.path) ? event : { ...event, path: restore(event.path) });
+      const path = restore(event.path);
+      return sink.push(path === event.path ? event : { ...event, path });
     });
     const raw = await run(request, args, (line) => parser.line(line), sink.ready?.bind(sink), whole);
     if (raw.stopped) return { problems: problemLines(raw), stopped: true };
