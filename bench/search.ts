@@ -214,7 +214,15 @@ try {
       const ms = performance.now() - t0;
       const rg = bare([...argv], workspace);
       console.log(`${tool} ${JSON.stringify(args)}: toolfs ${ms.toFixed(0)} ms, bare rg ${rg.toFixed(0)} ms; held at most ${search.peak()} ${tool === "glob" ? "paths" : "matches"}`);
-      console.log(`  ${tool === "grep" ? (result.content.split("\n")[0] ?? "") : ""}${footer(result)}`);
+      if (tool === "glob") {
+        const page = (result.content.split("\n\n")[0] ?? "").split("\n");
+        const perEntry = new Map<string, number>();
+        for (const path of page) perEntry.set(path.split("/")[0] ?? "", (perEntry.get(path.split("/")[0] ?? "") ?? 0) + 1);
+        console.log(`  page: ${[...perEntry].map(([entry, n]) => `${entry} ${n}`).join(", ")}`);
+      } else {
+        console.log(`  ${result.content.split("\n")[0] ?? ""}`);
+      }
+      console.log(`  ${footer(result)}`);
     }
     console.log(`  rss grew ${((process.memoryUsage().rss - rss0) / 1e6).toFixed(0)} MB over both calls (the spill is written as it comes)`);
   }
