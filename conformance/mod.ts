@@ -20,6 +20,7 @@ import { readBytesGroup } from "./groups/read-bytes.ts";
 import { readGroup } from "./groups/read.ts";
 import { resolveGroup } from "./groups/resolve.ts";
 import { searchDifferentialGroup } from "./groups/search-differential.ts";
+import { spillGroup } from "./groups/spill.ts";
 import { statGroup } from "./groups/stat.ts";
 import { symlinksGroup } from "./groups/symlinks.ts";
 import { toolsAccessGroup } from "./groups/tools-access.ts";
@@ -52,6 +53,7 @@ export {
   readGroup,
   resolveGroup,
   searchDifferentialGroup,
+  spillGroup,
   statGroup,
   symlinksGroup,
   toolsAccessGroup,
@@ -98,6 +100,7 @@ export const toolGroups: readonly ConformanceGroup[] = [
   toolsSandboxGroup,
   toolsAccessGroup,
   toolsSearchGroup,
+  spillGroup,
 ];
 
 /** Races against other providers, other processes and a directory swapper; cases skip subjects without the hooks. */
