@@ -13,7 +13,8 @@ const config: Options = {
   // The library's entry points, plus the `toolfs` executable (package.json "bin").
   entry: { ...entryNames, cli: "adapters/cli/main.ts" },
   format: ["esm"],
-  dts: true,
+  // Declarations come from scripts/build.ts, file by file: tsup's bundled declarations took a minute.
+  dts: false,
   tsconfig: "tsconfig.node.json",
   clean: true,
   target: "es2022",

@@ -11,6 +11,7 @@
  * @module
  */
 import { abortGroup } from "./groups/abort.ts";
+import { capabilitiesGroup } from "./groups/capabilities.ts";
 import { encodingGroup } from "./groups/encoding.ts";
 import { errorsGroup } from "./groups/errors.ts";
 import { listGroup } from "./groups/list.ts";
@@ -19,6 +20,7 @@ import { readBytesGroup } from "./groups/read-bytes.ts";
 import { readGroup } from "./groups/read.ts";
 import { resolveGroup } from "./groups/resolve.ts";
 import { searchDifferentialGroup } from "./groups/search-differential.ts";
+import { spillGroup } from "./groups/spill.ts";
 import { statGroup } from "./groups/stat.ts";
 import { symlinksGroup } from "./groups/symlinks.ts";
 import { toolsAccessGroup } from "./groups/tools-access.ts";
@@ -42,6 +44,7 @@ export { registerGroups } from "./suite.ts";
 export type { ConformanceCase, ConformanceGroup, ConformanceOptions, ConformanceReport, SubjectTraits } from "./suite.ts";
 export {
   abortGroup,
+  capabilitiesGroup,
   encodingGroup,
   errorsGroup,
   listGroup,
@@ -50,6 +53,7 @@ export {
   readGroup,
   resolveGroup,
   searchDifferentialGroup,
+  spillGroup,
   statGroup,
   symlinksGroup,
   toolsAccessGroup,
@@ -66,6 +70,7 @@ export {
 
 /** The provider seam's groups, in the order they run. */
 export const seamGroups: readonly ConformanceGroup[] = [
+  capabilitiesGroup,
   resolveGroup,
   statGroup,
   readGroup,
@@ -95,6 +100,7 @@ export const toolGroups: readonly ConformanceGroup[] = [
   toolsSandboxGroup,
   toolsAccessGroup,
   toolsSearchGroup,
+  spillGroup,
 ];
 
 /** Races against other providers, other processes and a directory swapper; cases skip subjects without the hooks. */

@@ -24,11 +24,14 @@ export interface ConformanceGroup {
 export interface ConformanceOptions {
   /** Prefix for every case name, such as the subject's name. */
   readonly prefix?: string;
-  /** Register only these groups (by name). */
+  /** Register only these groups (by name); a name that is no group's is a RangeError, not an empty run. */
   readonly groups?: readonly string[];
 }
 
-/** What was registered: the case names, and the cases left out with their reasons. */
+/**
+ * What was registered: the case names, and every case of the chosen groups that was not, with its reason
+ * (also handed to the harness's `skip`, when it has one). Together they are every case of those groups.
+ */
 export interface ConformanceReport {
   readonly registered: readonly string[];
   readonly skipped: readonly { readonly name: string; readonly reason: string }[];
@@ -44,6 +47,13 @@ export async function registerGroups(
   createSubject: CreateSubject,
   options?: ConformanceOptions,
 ): Promise<ConformanceReport> {
+  const known = new Set(groups.map((group) => group.name));
+  const unknown = (options?.groups ?? []).filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw new RangeError(
+      `No conformance group is named ${unknown.map((name) => JSON.stringify(name)).join(", ")}; the groups are ${[...known].join(", ")}`,
+    );
+  }
   const first = await createSubject();
   const races = first.races;
   const traits: SubjectTraits = {

@@ -8,11 +8,13 @@ import {
   type ConfinementView,
   DenyList,
   detectBubblewrap,
+  guardSearch,
   type ProcessRunner,
   ProcessError,
   type ProcessSpec,
   resolveSandbox,
   sandboxPolicy,
+  type SearchBackend,
   shellView,
 } from "../core/mod.ts";
 
@@ -176,5 +178,27 @@ describe("detectBubblewrap", () => {
       available: false,
       reason: "bubblewrap (bwrap) cannot confine commands here: its test run exited 1: bwrap: No permissions to creating new namespace",
     });
+  });
+});
+
+describe("guardSearch", () => {
+  test("a guarded search still streams: results pass item by item, filtered, and the whole result is never asked for", async () => {
+    const fs = createMemoryProvider({ files: { "/ws/a.txt": "x", "/ws/.env": "SECRET=1" }, cwd: "/ws" });
+    const rules = await resolveSandbox(fs, sandboxPolicy({ mode: "workspace-write", workspace: "/ws", deny: [".env"] }));
+    const pushed: string[] = [];
+    const inner: SearchBackend = {
+      name: "counting",
+      files: () => Promise.reject(new Error("the guard must not ask for the whole result")),
+      grep: () => Promise.reject(new Error("the guard must not ask for the whole result")),
+      async streamFiles(_request, sink) {
+        for (const path of ["a.txt", ".env", "b.txt"]) sink.push(path);
+        return { problems: ["rg: .env: permission denied", "rg: c.txt: permission denied"], stopped: false };
+      },
+    };
+    const guarded = guardSearch(inner, fs, rules);
+    expect(guarded.streamFiles).toBeDefined();
+    const outcome = await guarded.streamFiles!({ cwd: "/ws" }, { push: (path) => void pushed.push(path) });
+    expect(pushed).toEqual(["a.txt", "b.txt"]);
+    expect(outcome.problems).toEqual(["rg: c.txt: permission denied"]);
   });
 });

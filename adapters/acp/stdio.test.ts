@@ -210,28 +210,42 @@ describe("acpx, an independent client", () => {
   });
 });
 
-test("the scenario README's commands print GLOB_SAMPLED, run as printed", async () => {
+// `npx --prefix $PWD toolfs` runs the package's bin, dist/cli.js, after installing this directory into npx's
+// cache, whose `prepare` would rebuild dist/ if it were stale. The test runs the bin itself: a test never
+// builds, so none can empty dist/ under another.
+const NPX_TOOLFS = "npx --prefix $PWD toolfs";
+
+test("npx runs the bin the tests run", () => {
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { name: string; bin: Record<string, string> };
+  expect(pkg.name).toBe("toolfs");
+  expect(join(root, pkg.bin.toolfs!)).toBe(cli);
+});
+
+test("the scenario README's commands print GLOB_SAMPLED, run as printed (the agent started from dist/cli.js)", async () => {
   const readme = readFileSync(join(scenarioDir, "README.md"), "utf8");
   const commands = /## Run it[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)![1]!.trim().split("\n");
   expect(commands).toHaveLength(2);
   const mainReadme = readFileSync(join(root, "README.md"), "utf8");
   for (const command of commands) expect(mainReadme, "the main README shows the same commands").toContain(command);
+  expect(commands[1]).toContain(NPX_TOOLFS);
   const dir = join(realpathSync(home), "glob-sampling");
   const outputs: string[] = [];
   for (const command of commands) {
-    const { stdout } = await run("bash", ["-c", command.replaceAll("/tmp/glob-sampling", dir)], { cwd: root, env: clientEnv() });
+    const local = command.replaceAll("/tmp/glob-sampling", dir).replaceAll(NPX_TOOLFS, `${process.execPath} ${cli}`);
+    const { stdout } = await run("bash", ["-c", local], { cwd: root, env: clientEnv() });
     outputs.push(stdout);
   }
   expect(outputs[0]).toContain(`glob-sampling: wrote 8 files with pinned modification times under ${dir}`);
   expect(outputs[1]).toBe("GLOB_SAMPLED\n");
 }, 60_000);
 
-test("the coding scenario README's commands print the model's final text, run as printed", async () => {
+test("the coding scenario README's commands print the model's final text, run as printed (the agent started from dist/cli.js)", async () => {
   const readme = readFileSync(join(codingDir, "README.md"), "utf8");
   const commands = /## Run it[\s\S]*?```sh\n([\s\S]*?)```/.exec(readme)![1]!.trim().split("\n");
   expect(commands).toHaveLength(3);
   const dir = join(realpathSync(home), "coding");
-  const local = (command: string) => command.replaceAll("/tmp/coding", dir);
+  expect(commands[2]).toContain(NPX_TOOLFS);
+  const local = (command: string) => command.replaceAll("/tmp/coding", dir).replaceAll(NPX_TOOLFS, `${process.execPath} ${cli}`);
   const seeded = await run("bash", ["-c", local(commands[0]!)], { cwd: root, env: clientEnv() });
   expect(seeded.stdout).toContain(`coding: wrote 1 files with pinned modification times under ${dir}`);
   // The fake serves until stopped. Tests take port 0, so it runs on a free port and the agent is pointed there.

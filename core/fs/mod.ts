@@ -36,6 +36,7 @@ export type {
   FsInfo,
   FsPathInfo,
   FsReadStream,
+  FsReadStreamOptions,
   FsResolveOptions,
   FsSignalOptions,
   FsTarget,

@@ -12,6 +12,7 @@ import type {
   FsInfo,
   FsPathInfo,
   FsReadStream,
+  FsReadStreamOptions,
   FsResolveOptions,
   FsSignalOptions,
   FsTarget,
@@ -174,10 +175,7 @@ class CoreFileSystem implements FileSystem {
     }
   }
 
-  async readStream(
-    target: FsTarget,
-    options?: { readonly signal?: AbortSignal; readonly chunkSize?: number },
-  ): Promise<FsReadStream> {
+  async readStream(target: FsTarget, options?: FsReadStreamOptions): Promise<FsReadStream> {
     const signal = options?.signal;
     const chunkSize = options?.chunkSize ?? DEFAULT_CHUNK;
     if (!Number.isSafeInteger(chunkSize) || chunkSize <= 0) {
@@ -198,10 +196,11 @@ class CoreFileSystem implements FileSystem {
       close,
       async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array, void, undefined> {
         let position = 0;
+        const shared = options?.reuseBuffer ? new Uint8Array(chunkSize) : undefined;
         try {
           while (!closed) {
             throwIfAborted(signal, path);
-            const buffer = new Uint8Array(chunkSize);
+            const buffer = shared ?? new Uint8Array(chunkSize);
             const n = await call("read", path, () => handle.read(buffer, position));
             if (n === 0) return;
             position += n;

@@ -55,6 +55,18 @@ export interface FsBytes {
 }
 
 /** An open streaming read. Iterating it yields the file's bytes in chunks; leaving the loop early closes it. */
+export interface FsReadStreamOptions {
+  readonly signal?: AbortSignal;
+  /** Most bytes per chunk. */
+  readonly chunkSize?: number;
+  /**
+   * The caller copies whatever it keeps of a chunk before asking for the next one, so the stream may hand out
+   * one buffer again and again (a scan through a large file then allocates nothing per chunk). A stream may
+   * ignore this and hand out fresh chunks; a caller that sets it must work either way.
+   */
+  readonly reuseBuffer?: boolean;
+}
+
 export interface FsReadStream extends AsyncIterable<Uint8Array> {
   /** Metadata of the opened file, taken from the open handle. */
   readonly info: FsInfo;
@@ -130,7 +142,7 @@ export interface FileSystem {
   /** Reads a whole regular file of at most `maxBytes` bytes, else `FS_TOO_LARGE`; never buffers more. */
   readBytes(target: FsTarget, options: { readonly maxBytes: number; readonly signal?: AbortSignal }): Promise<FsBytes>;
   /** Opens a regular file for streaming; errors (missing, directory) surface from this call. */
-  readStream(target: FsTarget, options?: { readonly signal?: AbortSignal; readonly chunkSize?: number }): Promise<FsReadStream>;
+  readStream(target: FsTarget, options?: FsReadStreamOptions): Promise<FsReadStream>;
   /** One level of a directory, in UTF-8 byte order of the names. */
   listDir(target: FsTarget, options?: FsSignalOptions): Promise<FsDirEntry[]>;
   /**

@@ -3,7 +3,8 @@
 // denied path never shows up in a listing, a match, a total or a problem line.
 import { resolvePath } from "../fs/paths.ts";
 import type { FileSystem, FsTarget, FsTargetKey } from "../fs/types.ts";
-import type { FilesRequest, GrepRequest, SearchBackend, SearchScope } from "../search/backend.ts";
+import type { FilesRequest, GrepEvent, GrepRequest, ResultSink, SearchBackend, SearchScope } from "../search/backend.ts";
+import { streamMatches, streamPaths } from "../search/stream.ts";
 import { checkReadable, readableFilter, type SandboxRules } from "./sandbox.ts";
 
 /** `backend` with the rules applied: a hidden search root is refused, hidden results are dropped. */
@@ -19,8 +20,23 @@ export function guardSearch(backend: SearchBackend, fs: FileSystem, rules: Sandb
     const path = /^(?:rg: )?(.+?): /.exec(line)?.[1];
     return path === undefined || visible(resolvePath(cwd, path));
   });
+  // A sink that passes on only what the rules let through; backpressure and "stop" pass through unchanged.
+  const only = <T>(sink: ResultSink<T>, keep: (item: T) => boolean): ResultSink<T> => ({
+    push: (item) => (keep(item) ? sink.push(item) : undefined),
+    ...(sink.ready ? { ready: () => sink.ready!() } : {}),
+  });
   return {
     name: backend.name,
+    async streamFiles(request: FilesRequest, sink: ResultSink<string>) {
+      roots(request);
+      const outcome = await streamPaths(backend, request, only(sink, (path) => visible(resolvePath(request.cwd, path))));
+      return { ...outcome, problems: problems(request.cwd, outcome.problems) };
+    },
+    async streamGrep(request: GrepRequest, sink: ResultSink<GrepEvent>) {
+      roots(request);
+      const outcome = await streamMatches(backend, request, only(sink, (event) => visible(resolvePath(request.cwd, event.path))));
+      return { ...outcome, problems: problems(request.cwd, outcome.problems) };
+    },
     async files(request: FilesRequest) {
       roots(request);
       const result = await backend.files(request);

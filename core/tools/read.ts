@@ -5,7 +5,9 @@ import type { FsInfo, FsTarget } from "../fs/types.ts";
 import { readWindow, type ReadWindow } from "../text/window.ts";
 import { type CallContext, plural, shownPath, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
 
-// Large chunks keep a scan through a big file to few calls; the window itself bounds what is kept.
+// One reused buffer (reuseBuffer) of 1 MiB: a scan through a large file costs one call and no allocation per
+// megabyte. Measured with bench/read-edit.ts: 64 KiB chunks cost twice the CPU (a call per chunk), fresh
+// buffers a third more (allocation and collection). The window itself bounds what is kept.
 const READ_CHUNK = 1024 * 1024;
 
 export interface ReadArgs {
@@ -47,7 +49,7 @@ async function runRead(env: ToolEnv, args: ReadArgs, call: CallContext): Promise
   const limit = args.limit ?? limits.readLines;
   let stream;
   try {
-    stream = await fs.readStream(target, { signal: call.signal, chunkSize: READ_CHUNK });
+    stream = await fs.readStream(target, { signal: call.signal, chunkSize: READ_CHUNK, reuseBuffer: true });
   } catch (error) {
     if (isFsError(error, "FS_NOT_FOUND")) {
       ledger?.record(call.actor, target.key, { kind: "absent" });

@@ -29,8 +29,12 @@ export interface ToolLimits {
   readonly grepLineBytes: number;
   /** Milliseconds a search may run. */
   readonly searchTimeoutMs: number;
-  /** Raw search output accepted before giving up. */
-  readonly searchRawBytes: number;
+  /**
+   * Bytes of an over-cap glob or grep result's complete list kept in the spill: once the list passes them the
+   * search stops, and the footer gives the counts so far as lower bounds. Results are streamed, so what a
+   * search holds in memory does not grow with its size, whatever this is.
+   */
+  readonly spillBytes: number;
   /** Cap on the serialized meta of a search result. */
   readonly searchMetaBytes: number;
   /** Milliseconds a bash command may run when the call sets no timeout. */
@@ -52,7 +56,7 @@ export const DEFAULT_LIMITS: ToolLimits = {
   grepMaxMatches: 250,
   grepLineBytes: 2000,
   searchTimeoutMs: 30_000,
-  searchRawBytes: 20_000_000,
+  spillBytes: 128 * 1024 * 1024,
   searchMetaBytes: 64 * 1024,
   bashTimeoutMs: 120_000,
   bashMaxTimeoutMs: 600_000,

@@ -52,6 +52,7 @@ const META_PROPERTIES: Readonly<Record<ToolName, Readonly<Record<string, unknown
     added: count,
     removed: count,
     diff: text,
+    coarse: flag,
   },
   edit: {
     path: text,
@@ -60,6 +61,7 @@ const META_PROPERTIES: Readonly<Record<ToolName, Readonly<Record<string, unknown
     added: count,
     removed: count,
     diff: text,
+    coarse: flag,
   },
   glob: {
     shape: { const: "paths" },
@@ -67,6 +69,7 @@ const META_PROPERTIES: Readonly<Record<ToolName, Readonly<Record<string, unknown
     paths: { type: "array", items: text },
     truncated: flag,
     total: count,
+    lowerBound: flag,
     spill: text,
   },
   grep: {
@@ -87,6 +90,7 @@ const META_PROPERTIES: Readonly<Record<ToolName, Readonly<Record<string, unknown
     },
     truncated: flag,
     total: count,
+    lowerBound: flag,
     spill: text,
   },
   bash: {

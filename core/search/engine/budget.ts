@@ -1,7 +1,21 @@
 // The budgets every search honours between entries: the caller's signal, a deadline and a cap on the bytes
 // ripgrep would have printed.
-import type { SearchScope } from "../backend.ts";
+import type { ResultSink, SearchScope } from "../backend.ts";
 import { SearchError } from "../errors.ts";
+
+/** Thrown through the walk when the sink said "stop"; the backend turns it into a stopped outcome. */
+export class SinkStopped extends Error {}
+
+/** Hands an item to the sink, ending the search when the sink has all it wants. */
+export function deliver<T>(sink: ResultSink<T>, item: T): void {
+  if (sink.push(item) === "stop") throw new SinkStopped("the consumer stopped the search");
+}
+
+/** Waits while the sink is behind. */
+export async function keepPace<T>(sink: ResultSink<T>): Promise<void> {
+  const wait = sink.ready?.();
+  if (wait) await wait;
+}
 
 export class Budget {
   readonly signal: AbortSignal | undefined;

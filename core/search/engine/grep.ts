@@ -2,25 +2,32 @@
 // events it prints (rules R-D1, R-B1, R-L1, R-M1..R-M4, R-J1).
 import type { FileSystem } from "../../fs/mod.ts";
 import { detectBom, encodeUtf8 } from "../../text/mod.ts";
-import type { GrepFile, GrepLine, GrepRequest, GrepResult, GrepSubmatch, SearchData } from "../backend.ts";
-import type { Budget } from "./budget.ts";
+import type { GrepEvent, GrepFile, GrepLine, GrepRequest, GrepSubmatch, ResultSink, SearchData } from "../backend.ts";
+import { type Budget, deliver, keepPace } from "./budget.ts";
 import { compileOverrides } from "./overrides.ts";
 import { compileRegex, type LineInfo, type LineRegex } from "./regex/mod.ts";
 import { errorMessage, strictUtf8 } from "./text.ts";
 import { walk, type WalkedFile } from "./walk.ts";
 
-export async function searchTree(fs: FileSystem, request: GrepRequest, budget: Budget): Promise<GrepResult> {
+/** Hands each file's matching lines, then its end, to `sink`, file by file in walk order. */
+export async function searchTree(
+  fs: FileSystem,
+  request: GrepRequest,
+  budget: Budget,
+  problems: string[],
+  sink: ResultSink<GrepEvent>,
+): Promise<void> {
   // ripgrep reports a malformed glob before a malformed pattern.
   const overrides = compileOverrides(request.globs);
   const regex = compileRegex(request.pattern);
-  const files: GrepFile[] = [];
-  const problems: string[] = [];
   const search = async (file: WalkedFile) => {
     const found = await searchFile(fs, file, regex, budget, problems);
-    if (found) files.push(found);
+    if (!found) return;
+    for (const line of found.lines) deliver(sink, { type: "line", path: found.path, line });
+    deliver(sink, found.binaryOffset === undefined ? { type: "end", path: found.path } : { type: "end", path: found.path, binaryOffset: found.binaryOffset });
+    await keepPace(sink);
   };
   await walk(fs, request, budget, problems, search, overrides);
-  return { files, problems };
 }
 
 /** ripgrep's line buffer starts at this size; a NUL inside the first fill makes a file print nothing. */
