@@ -87,6 +87,11 @@ const STATEMENTS: readonly Statement[] = [
   { says: "see only the workspace", in: "guidance", when: (c, f) => c.readScope === "workspace" && (f.has("read") || f.has("glob") || f.has("grep")) },
   { says: 'Paths matching ".env", "*.pem" are refused to every tool.', in: "guidance", when: (c) => c.deny.length > 0 },
   { says: "ask the user", in: "guidance", when: (c, f) => f.confining && f.mutating && c.approver },
+  {
+    says: "ask the user to allow one call, except for a path no tool may read.",
+    in: "guidance",
+    when: (c, f) => f.confining && f.mutating && c.approver && (c.readScope === "workspace" || c.deny.length > 0),
+  },
   { says: "sandbox_permissions", in: "write", when: (c, f) => f.confining && c.approver },
   { says: "sandbox_permissions", in: "edit", when: (c, f) => f.confining && c.approver },
   // several roots

@@ -10,6 +10,8 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { detectBubblewrap } from "../core/mod.ts";
+import { createNodeProcessRunner } from "../adapters/node/mod.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 const readme = readFileSync(join(root, "README.md"), "utf8");
@@ -28,6 +30,10 @@ afterEach(() => {
   rmSync(project, { recursive: true, force: true });
   rmSync(home, { recursive: true, force: true });
 });
+
+// The default sandbox offers bash confined by bubblewrap where it works, and leaves it out elsewhere.
+const confinement = await detectBubblewrap(createNodeProcessRunner());
+const TOOLS = ["read", "write", "edit", "glob", "grep", ...(confinement.available ? ["bash"] : [])];
 
 const fill = (text: string) => text.replaceAll("/path/to/toolfs", root).replaceAll("/path/to/project", project);
 const env = () => ({ PATH: process.env.PATH ?? "", HOME: home, npm_config_update_notifier: "false" });
@@ -48,7 +54,7 @@ describe("An MCP server", () => {
     const client = new Client({ name: "readme", version: "1.0.0" });
     await client.connect(new StdioClientTransport({ command: entry.command, args: entry.args, cwd: home, env: env() }));
     try {
-      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["read", "write", "edit", "glob", "grep"]);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(TOOLS);
       const read = await client.callTool({ name: "read", arguments: { path: "src/app.ts" } });
       expect(read.structuredContent).toMatchObject({ path: "src/app.ts", totalLines: 1 });
     } finally {
@@ -65,7 +71,7 @@ describe("An MCP server", () => {
       encoding: "utf8",
       env: { ...env(), MCP_CATALOG_PATH: join(home, "catalog.json") },
     });
-    expect((JSON.parse(output) as { tools: { name: string }[] }).tools.map((t) => t.name)).toEqual(["read", "write", "edit", "glob", "grep"]);
+    expect((JSON.parse(output) as { tools: { name: string }[] }).tools.map((t) => t.name)).toEqual(TOOLS);
   });
 });
 

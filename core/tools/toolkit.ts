@@ -473,7 +473,9 @@ class ToolkitImpl implements Toolkit {
       const guarded = [...new Set([".git", ...(policy?.protectedPaths ?? [])])];
       const where =
         sandbox.mode === "read-only" ? "refuses every write" : `refuses writes outside ${listed([...new Set(roots)])}, and to ${listed(guarded)}`;
-      const unless = sandbox.approve ? "; a refusal says how to ask the user to allow one call" : "";
+      // A path outside the read scope, or on the deny list, is refused before any mode is considered.
+      const unreadable = policy !== undefined && (policy.readScope === "workspace" || !policy.deny.empty) ? ", except for a path no tool may read" : "";
+      const unless = sandbox.approve ? `; a refusal says how to ask the user to allow one call${unreadable}` : "";
       parts.push(`The ${sandbox.mode} sandbox ${where}${unless}.`);
     }
     if (this.#roots.several) parts.unshift(rootsGuidance(this.#roots));
