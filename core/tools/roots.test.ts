@@ -59,6 +59,12 @@ describe("WorkspaceRoots", () => {
     expect(new WorkspaceRoots(["/w", "/"]).resolve("root/etc/hosts")).toBe("/etc/hosts");
   });
 
+  test("the examples of note 0008", () => {
+    const roots = new WorkspaceRoots(["/p/app", "/p/lib", "/q/lib", "/p/app2/app"]);
+    const shown = ["/p/app/src/a.ts", "/p/app/lib/x", "/p/lib/src/a.ts", "/q/lib/src/a.ts", "/p/app2/app/b", "/etc/hosts"].map((p) => roots.show(p));
+    expect(shown).toEqual(["src/a.ts", "./lib/x", "lib/src/a.ts", "lib-2/src/a.ts", "app-2/b", "/etc/hosts"]);
+  });
+
   test("every shown path leads back to itself (random roots and paths)", () => {
     // A small deterministic generator: the same cases on every run.
     let seed = 12345;

@@ -52,7 +52,7 @@ export interface ApprovalRequest {
 
 export interface SandboxOptions {
   readonly mode: SandboxMode;
-  /** Writable in workspace-write mode; defaults to the toolkit's workspace. */
+  /** Writable in workspace-write mode; defaults to the toolkit's workspace (its first root; later roots are writable too). */
   readonly workspaceRoot?: string;
   /** Further writable roots, such as the system's temp directories; the guidance names them. */
   readonly writableRoots?: readonly string[];
