@@ -63,6 +63,12 @@ describe("Streamable HTTP", () => {
         clients.map(async (c) => {
           for (;;) {
             const read = await c.callTool({ name: "read", arguments: { path: "counter.txt" } });
+            // Under the read scope, a read is confirmed against the file it opened; another session's atomic
+            // replace in between makes it "changed while it was being opened; read it again".
+            if (read.isError) {
+              expect(code(read)).toBe("FS_STALE_VERSION");
+              continue;
+            }
             const n = Number(/count: (\d+)/.exec(String((read.content as { text: string }[])[0]!.text))![1]);
             const edit = await c.callTool({ name: "edit", arguments: { path: "counter.txt", old_string: `count: ${n}`, new_string: `count: ${n + 1}` } });
             if (!edit.isError) return;
