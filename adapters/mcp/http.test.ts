@@ -9,6 +9,7 @@ import { createInterface } from "node:readline";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { root } from "../../test/acp-driver.ts";
+import { outsideTemp } from "../../test/outside.ts";
 
 const cli = join(root, "dist/cli.js");
 let ws: string;
@@ -135,10 +136,11 @@ describe("Streamable HTTP", () => {
     await c.close();
   });
 
-  test("escalation is asked through elicitation over Streamable HTTP; allowed writes once, declined writes nothing", async () => {
+  test("escalation is asked through elicitation over Streamable HTTP; allowed writes once, declined writes nothing", async (context) => {
     // Outside the root and the temp directories; with reads anywhere, a write there can be escalated.
-    await fsp.mkdir(join(root, ".tmp"), { recursive: true });
-    const outside = await fsp.mkdtemp(join(root, ".tmp", "toolfs-mcp-http-outside-"));
+    const elsewhere = outsideTemp("toolfs-mcp-http-outside-");
+    if (!("path" in elsewhere)) return context.skip(elsewhere.reason);
+    const outside = elsewhere.path;
     try {
       const url = await start({}, "--read-scope", "anywhere");
       const asked: string[] = [];
@@ -172,7 +174,7 @@ describe("Streamable HTTP", () => {
         await c.close();
       }
     } finally {
-      await fsp.rm(outside, { recursive: true, force: true });
+      elsewhere.dispose();
     }
   });
 

@@ -12,6 +12,7 @@ import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as V1StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, beforeEach, describe, expect, onTestFinished, test } from "vitest";
 import { root } from "../../test/acp-driver.ts";
+import { outsideTemp } from "../../test/outside.ts";
 import { survivors } from "../../test/process-cases.ts";
 import { detectBubblewrap } from "../../core/mod.ts";
 import { createNodeProcessRunner } from "../node/mod.ts";
@@ -82,9 +83,14 @@ describe.each(Object.entries(servers))("toolfs mcp on %s over stdio, driven by t
       expect(glob.structuredContent).toMatchObject({ paths: ["src/app.ts"], total: 1 });
       const grep = await client.callTool({ name: "grep", arguments: { pattern: "retries" } });
       expect(grep.structuredContent).toMatchObject({ files: [{ path: "src/app.ts" }] });
-      // Outside the root and the temp directories (the repository is neither).
-      const outside = await client.callTool({ name: "write", arguments: { path: join(root, ".tmp", "never.txt"), content: "x" } });
-      expect(outside.structuredContent).toEqual({ error: { name: "FsError", code: "FS_SANDBOX_DENIED" } });
+      // Outside the root and the temp directories, when the repository is not in one.
+      const elsewhere = outsideTemp("toolfs-mcp-never-");
+      if ("path" in elsewhere) {
+        onTestFinished(elsewhere.dispose);
+        const outside = await client.callTool({ name: "write", arguments: { path: join(elsewhere.path, "never.txt"), content: "x" } });
+        expect(outside.structuredContent).toEqual({ error: { name: "FsError", code: "FS_SANDBOX_DENIED" } });
+        expect(existsSync(join(elsewhere.path, "never.txt"))).toBe(false);
+      }
     } finally {
       await client.close();
     }
@@ -157,11 +163,12 @@ describe.each(Object.entries(servers))("the sandbox flags of toolfs mcp on %s ov
     }
   });
 
-  test("the read scope keeps read, glob, grep and bash inside the roots; --read-scope anywhere lifts it", async () => {
+  test("the read scope keeps read, glob, grep and bash inside the roots; --read-scope anywhere lifts it", async (context) => {
     // Not under the temp directories, which are writable, and so readable, roots.
-    await fsp.mkdir(join(root, ".tmp"), { recursive: true });
-    const outside = await fsp.mkdtemp(join(root, ".tmp", "toolfs-mcp-scope-"));
-    onTestFinished(() => fsp.rm(outside, { recursive: true, force: true }));
+    const elsewhere = outsideTemp("toolfs-mcp-scope-");
+    if (!("path" in elsewhere)) return context.skip(elsewhere.reason);
+    onTestFinished(elsewhere.dispose);
+    const outside = elsewhere.path;
     await fsp.writeFile(join(outside, "private.txt"), "outside the roots\n");
     const scoped = await stdioClient(await server("--root", ws));
     try {
