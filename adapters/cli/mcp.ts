@@ -28,11 +28,12 @@ export const MCP_USAGE = {
                         client's roots are used
   --sandbox MODE        read-only | workspace-write (default: writes inside the roots and temp directories)
                         | full-access
-  --read-scope SCOPE    workspace (default for mcp, as the reference filesystem server: read, glob, grep and
-                        bash see only the roots and temp directories) | anywhere
+  --read-scope SCOPE    workspace (the default for mcp, as the reference filesystem server: read, glob, grep
+                        and bash see only the roots and temp directories) | anywhere (the default under
+                        full-access)
   --deny GLOB, --network   as above
                         bash (node backend) runs confined by bubblewrap, or is not offered where it cannot be;
-                        only full-access with --read-scope anywhere and no --deny runs it unconfined
+                        only full-access without --deny or --read-scope workspace runs it unconfined
   --http HOST:PORT      Streamable HTTP at http://HOST:PORT/mcp (HOST defaults to 127.0.0.1); a non-loopback
                         HOST requires ${TOKEN_VARIABLE}, the bearer token every request must carry`,
 };

@@ -278,15 +278,20 @@ describe("sandbox options", () => {
     const call = await b.client.callTool({ name: "bash", arguments: { command: "ls" } }).catch((error: unknown) => error);
     expect(String(call)).toContain('Unknown tool "bash"');
 
-    // Nothing to hold bash to: it runs as it is, and confinement is not even asked for.
-    const open = withRunner(seeded(), available);
-    const c = await connect({ runtime: open.runtime, roots: ["/ws"], sandbox: "full-access", readScope: "anywhere" });
+    // Nothing to hold bash to under full access (which reads anywhere unless told otherwise): it runs as it is,
+    // and confinement is not even asked for.
+    const open = withRunner(seeded({ "/ws/a.txt": "a\n", "/elsewhere/b.txt": "b\n" }), available);
+    const c = await connect({ runtime: open.runtime, roots: ["/ws"], sandbox: "full-access" });
+    expect(text(await c.client.callTool({ name: "read", arguments: { path: "/elsewhere/b.txt" } }))).toContain("1: b");
     expect((await c.client.listTools()).tools.find((t) => t.name === "bash")?.description).not.toContain("sandboxed");
     expect(open.asked.count).toBe(0);
     // A deny list under full-access hides paths from bash too: confined again.
     const hidden = withRunner(seeded(), missing);
-    const d = await connect({ runtime: hidden.runtime, roots: ["/ws"], sandbox: "full-access", readScope: "anywhere", deny: [".env"] });
+    const d = await connect({ runtime: hidden.runtime, roots: ["/ws"], sandbox: "full-access", deny: [".env"] });
     expect(d.session.withheld.bash).toContain("cannot be held to the deny list here");
+    const scoped = withRunner(seeded(), missing);
+    const e = await connect({ runtime: scoped.runtime, roots: ["/ws"], sandbox: "full-access", readScope: "workspace" });
+    expect(e.session.withheld.bash).toContain("cannot be held to the workspace read scope here");
   });
 
   test("bad sandbox options are refused before any client connects", async () => {

@@ -84,9 +84,9 @@ export interface ToolfsMcpOptions {
    */
   readonly sandbox?: SandboxMode;
   /**
-   * Default "workspace": read, glob, grep and bash see only the roots, the temp roots and `readableRoots`, as
-   * the reference MCP filesystem server confines reads to its allowed directories. "anywhere": the whole disk
-   * (except the deny list).
+   * "workspace" (the default, except under full-access): read, glob, grep and bash see only the roots, the temp
+   * roots and `readableRoots`, as the reference MCP filesystem server confines reads to its allowed
+   * directories. "anywhere" (the default under full-access): the whole disk, except the deny list.
    */
   readonly readScope?: ReadScope;
   /** Absolute directories readable besides the roots under the "workspace" read scope. */
@@ -126,7 +126,8 @@ const APPROVAL_TIMEOUT_MS = 10 * 60_000;
 export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise<ToolfsMcpSession> {
   const mode = options.sandbox ?? "workspace-write";
   if (!SANDBOX_MODES.includes(mode)) throw new RangeError(`sandbox must be one of ${SANDBOX_MODES.join(", ")}`);
-  const readScope = options.readScope ?? "workspace";
+  // Full access reads anywhere too: a write is refused where reads are (it shows the bytes it replaces).
+  const readScope = options.readScope ?? (mode === "full-access" ? "anywhere" : "workspace");
   if (!READ_SCOPES.includes(readScope)) throw new RangeError(`readScope must be one of ${READ_SCOPES.join(", ")}`);
   const runtime = options.runtime;
   const rules: Omit<SandboxOptions, "approve"> = {

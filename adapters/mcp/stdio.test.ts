@@ -241,12 +241,8 @@ test.for(Object.keys(servers) as (keyof typeof servers)[])("the v1 client (@mode
 
 test("notifications/cancelled stops a running bash command's process tree", async () => {
   const pidFile = join(ws, "pid");
-  // Unconfined (full access, reads anywhere, nothing denied), so the pid the command prints is the host's.
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [cli, "mcp", "--root", ws, "--sandbox", "full-access", "--read-scope", "anywhere"],
-    env: { PATH: process.env.PATH ?? "" },
-  });
+  // Unconfined (full access reads anywhere; nothing denied), so the pid the command prints is the host's.
+  const transport = new StdioClientTransport({ command: process.execPath, args: [cli, "mcp", "--root", ws, "--sandbox", "full-access"], env: { PATH: process.env.PATH ?? "" } });
   const client = new Client({ name: "cancel-test", version: "1.0.0" });
   await client.connect(transport);
   try {
