@@ -2,7 +2,7 @@
 // for Deno. Trees are seeded through the conformance probe; FIFOs and the check that no ripgrep survives go
 // through bash, run by the runner under test, so this file stays runtime-neutral.
 import { assert, assertEquals, type Subject } from "../conformance/mod.ts";
-import { BoundedCollector, isSearchError, type ProcessRunner, type SearchBackend, type SearchErrorCode } from "../core/mod.ts";
+import { BoundedCollector, createEngineBackend, isSearchError, type ProcessRunner, type SearchBackend, type SearchErrorCode } from "../core/mod.ts";
 
 type Register = (name: string, fn: () => Promise<void>) => void;
 
@@ -76,6 +76,28 @@ export function registerRipgrepCases(test: Register, prefix: string, options: Ri
     await code(search.files({ cwd, globs: [{ glob: "a\0" }] }), "SEARCH_INVALID_PATTERN", "a NUL byte in a glob");
     await code(search.grep({ cwd, pattern: "(" }), "SEARCH_INVALID_PATTERN", "an unclosed group");
     await code(search.files({ cwd, globs: [{ glob: "[z-a]" }] }), "SEARCH_INVALID_PATTERN", "an invalid glob");
+  });
+
+  withSubject("pathological globs: ripgrep's limits are refused up front with the engine's message; the rest agree", async ({ probe, provider }, search) => {
+    const cwd = probe.root;
+    const engine = createEngineBackend(provider);
+    await probe.writeFile("a".repeat(40), "x\n");
+    await probe.writeFile("b.txt", "x\n");
+    const failure = async (work: Promise<unknown>) =>
+      work.then(
+        () => "succeeded",
+        (e: unknown) => (isSearchError(e) ? `${e.code}: ${e.message}` : String(e)),
+      );
+    for (const glob of [`${"{".repeat(2000)}a${"}".repeat(2000)}`, `${"{".repeat(250)}a${"}".repeat(250)}`, "*".repeat(200_000), "?".repeat(70_000)]) {
+      const rg = await failure(search.files({ cwd, globs: [{ glob }] }));
+      assert(rg.startsWith("SEARCH_INVALID_PATTERN: "), `ripgrep backend, glob of ${glob.length}: ${rg.slice(0, 200)}`);
+      assertEquals(rg, await failure(engine.files({ cwd, globs: [{ glob }] })), `same refusal for a glob of ${glob.length}`);
+      assertEquals(await failure(search.grep({ cwd, pattern: "x", globs: [{ glob }] })), rg, "grep include");
+    }
+    for (const glob of ["*".repeat(10_000), `${"{".repeat(248)}b.txt${"}".repeat(248)}`, `${"*a".repeat(10)}*c`, `${"*a".repeat(10)}*`]) {
+      const listed = (await search.files({ cwd, globs: [{ glob }] })).paths;
+      assertEquals([...(await engine.files({ cwd, globs: [{ glob }] })).paths].sort(), [...listed].sort(), `same paths for a glob of ${glob.length}`);
+    }
   });
 
   withSubject("with no path, ripgrep walks its cwd rather than reading stdin", async ({ probe }, search) => {

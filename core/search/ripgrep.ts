@@ -18,6 +18,7 @@ import type {
   SearchData,
   SearchScope,
 } from "./backend.ts";
+import { precheckGlobs } from "./engine/overrides.ts";
 import { SearchError } from "./errors.ts";
 
 export interface RipgrepBackendOptions {
@@ -162,7 +163,7 @@ function outcome(raw: RawRun, searched: boolean): string[] {
 }
 
 function rejection(stderr: string): { what: string; advice: string } | undefined {
-  if (/error parsing glob/i.test(stderr)) {
+  if (/error parsing glob|^rg: error (?:parsing pattern \d+|building NFA)$/im.test(stderr)) {
     return { what: "glob", advice: "Fix the glob and call again; to match a character such as [ or { literally, escape it with a backslash." };
   }
   if (/the literal .* is not allowed/i.test(stderr)) {
@@ -208,6 +209,9 @@ export function ripgrepGrepArgs(request: GrepRequest): string[] {
 }
 
 function globArgs(request: SearchScope): string[] {
+  // The limits ripgrep reports badly or not at all (a glob too long to pass, one nested past its regex
+  // parser's limit) are checked here, with the engine's code and message.
+  precheckGlobs(request.globs);
   return (request.globs ?? []).map(({ glob, caseInsensitive }) => {
     if (glob.includes("\0")) {
       throw new SearchError("SEARCH_INVALID_PATTERN", `The glob ${JSON.stringify(glob)} contains a NUL byte, which no path has. Remove it and call again.`);
