@@ -76,6 +76,17 @@ describe("budgets", () => {
     expect(listed).toBe(3);
   });
 
+  test("an abort scheduled on a timer stops a long search: the engine pauses on a macrotask while it works", async () => {
+    // 16 MB through the Pike VM (`\\b{end}` has no re2js program) would take seconds. The engine pauses on a
+    // timer at the latest after 8 MiB of work; the abort was scheduled on a timer before that, so it runs
+    // first and the search ends with SEARCH_ABORTED. A search that never paused would return its matches.
+    const backend = engine({ "big.txt": lines(160_000, 100, "word more words") });
+    const controller = new AbortController();
+    const search = backend.grep({ cwd: "/w", pattern: "\\w+\\b{end}", signal: controller.signal });
+    setTimeout(() => controller.abort(), 0);
+    await rejects(search, "SEARCH_ABORTED");
+  });
+
   test("a deadline fails SEARCH_ABORTED", async () => {
     await rejects(engine(tree).files({ cwd: "/w", timeoutMs: 0 }), "SEARCH_ABORTED");
     await rejects(engine(tree).grep({ cwd: "/w", pattern: "alpha", timeoutMs: 0 }), "SEARCH_ABORTED");

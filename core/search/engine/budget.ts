@@ -1,7 +1,18 @@
-// The budgets every search honours between entries: the caller's signal, a deadline and a cap on the bytes
-// ripgrep would have printed.
+// The budgets every search honours: the caller's signal, a deadline and a cap on the bytes ripgrep would
+// have printed. The engine's work is synchronous between its awaits, and a provider's promises settle as
+// microtasks, so without help a timer (a timeout, an abort scheduled by the host) could not run until the
+// whole search was over. The engine therefore reports its work here (`pace`) and pauses on a macrotask
+// every few milliseconds of it (docs/notes/0007-bounded-search.md).
 import type { SearchScope } from "../backend.ts";
 import { SearchError } from "../errors.ts";
+import { globSteps } from "./glob.ts";
+
+/** Work units between looks at the clock and the signal. */
+const CHECK_UNITS = 16_384;
+/** Pause on a macrotask once this much time has passed since the last pause. */
+const PAUSE_MS = 25;
+/** ... or once this much work has, whatever the clock says, so a pause is certain in a long search. */
+const PAUSE_UNITS = 1 << 23;
 
 export class Budget {
   readonly signal: AbortSignal | undefined;
@@ -9,6 +20,10 @@ export class Budget {
   readonly #timeoutMs: number | undefined;
   readonly #maxOutputBytes: number;
   #outputBytes = 0;
+  #unchecked = 0;
+  #sincePause = 0;
+  #pausedAt = performance.now();
+  #globSteps = globSteps();
 
   constructor(scope: SearchScope) {
     this.signal = scope.signal;
@@ -29,6 +44,32 @@ export class Budget {
         { details: { timeoutMs: this.#timeoutMs } },
       );
     }
+  }
+
+  /**
+   * Counts `units` of work (about one per byte or path character looked at, plus the glob matchers' steps).
+   * Every so often it checks the signal and the deadline, and when a pause is due it returns a promise that
+   * settles on a later macrotask; the caller awaits it. Usually it returns undefined, so the hot loops pay no
+   * promise.
+   */
+  pace(units: number): Promise<void> | undefined {
+    this.#unchecked += units;
+    if (this.#unchecked < CHECK_UNITS) return undefined;
+    const steps = globSteps();
+    this.#sincePause += this.#unchecked + (steps - this.#globSteps);
+    this.#globSteps = steps;
+    this.#unchecked = 0;
+    this.check();
+    if (this.#sincePause < PAUSE_UNITS && performance.now() - this.#pausedAt < PAUSE_MS) return undefined;
+    return this.#pause();
+  }
+
+  async #pause(): Promise<void> {
+    // A timer, not a microtask: timers and I/O callbacks (an abort, the host's own timeout) run before it.
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    this.#sincePause = 0;
+    this.#pausedAt = performance.now();
+    this.check();
   }
 
   /** Counts output bytes; throws SEARCH_RAW_OUTPUT_OVERFLOW past the cap. */

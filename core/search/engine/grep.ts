@@ -45,7 +45,7 @@ async function searchFile(fs: FileSystem, file: WalkedFile, regex: LineRegex, bu
     if (nul !== -1 && nul < FIRST_WINDOW) return undefined;
     buffer = bufferFills(data, nul === -1 ? data.length : nul);
   }
-  const lines = matchLines(data, buffer, regex, budget, file.path);
+  const lines = await matchLines(data, buffer, regex, budget, file.path);
   if (lines.length === 0) return undefined;
   // The `begin` and `end` messages around the file's matches.
   budget.spend(2 * file.path.length + 320);
@@ -103,12 +103,20 @@ function bufferFills(data: Uint8Array, nul: number): BufferFills {
   }
 }
 
-function matchLines(data: Uint8Array, buffer: BufferFills, regex: LineRegex, budget: Budget, path: string): GrepLine[] {
+/** Bytes of a file searched between reports of the work to the budget. */
+const PACE_BYTES = 65_536;
+
+async function matchLines(data: Uint8Array, buffer: BufferFills, regex: LineRegex, budget: Budget, path: string): Promise<GrepLine[]> {
   const out: GrepLine[] = [];
   const { end, starts } = buffer;
   const finder = regex.literals ? new LiteralFinder(data, end, regex.literals) : undefined;
-  let checked = 0;
+  let paced = 0;
   for (let start = 0; start < end; ) {
+    if (start - paced >= PACE_BYTES) {
+      const pause = budget.pace(start - paced);
+      paced = start;
+      if (pause) await pause;
+    }
     if (finder) {
       const hit = finder.next(start);
       if (hit === -1) break;
@@ -153,8 +161,9 @@ function matchLines(data: Uint8Array, buffer: BufferFills, regex: LineRegex, bud
       out.push(found);
     }
     start = stop + 1;
-    if (++checked % 4096 === 0) budget.check();
   }
+  const pause = budget.pace(end - paced);
+  if (pause) await pause;
   return out;
 }
 
