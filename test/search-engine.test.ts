@@ -1,5 +1,7 @@
 // The search engine's behaviour beyond the differential cases: budgets, path arguments, decoding,
 // ripgrep's line-buffer windows, explicit files. Expected values were taken from ripgrep 15.0.0.
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { Volume } from "memfs";
 import { describe, expect, test } from "vitest";
 import { createMemoryProvider } from "../adapters/memory/mod.ts";
@@ -90,6 +92,31 @@ describe("budgets", () => {
   test("a deadline fails SEARCH_ABORTED", async () => {
     await rejects(engine(tree).files({ cwd: "/w", timeoutMs: 0 }), "SEARCH_ABORTED");
     await rejects(engine(tree).grep({ cwd: "/w", pattern: "alpha", timeoutMs: 0 }), "SEARCH_ABORTED");
+  });
+
+  test("a 30 MB line of matches fails SEARCH_RAW_OUTPUT_OVERFLOW in a 128 MiB heap: lines and submatches are charged as they are built", () => {
+    // Before, every submatch of the line was built (30 million objects) and only then charged; with no cap
+    // set there was no limit at all. The search runs in a child with a small heap, so running out of memory
+    // fails the case instead of the test run.
+    const root = fileURLToPath(new URL("..", import.meta.url));
+    const script = `
+      const { Volume } = await import("memfs");
+      const { createMemoryProvider } = await import(${JSON.stringify(`${root}adapters/memory/mod.ts`)});
+      const { createEngineBackend } = await import(${JSON.stringify(`${root}core/mod.ts`)});
+      const volume = new Volume();
+      volume.mkdirSync("/w", { recursive: true });
+      volume.writeFileSync("/w/x.txt", Buffer.alloc(30_000_000, "x"));
+      const backend = createEngineBackend(createMemoryProvider({ volume, cwd: "/w" }));
+      for (const request of [{}, { maxOutputBytes: 20_000_000 }, { paths: ["x.txt"] }, { pattern: "x+?" }]) {
+        const outcome = await backend.grep({ cwd: "/w", pattern: "x", ...request }).then(() => "ok", (e) => e.code ?? String(e));
+        console.log(outcome);
+      }`;
+    const child = spawnSync(process.execPath, ["--max-old-space-size=128", "--import", "tsx", "--input-type=module", "-e", script], {
+      cwd: root,
+      encoding: "utf8",
+    });
+    expect(child.stderr).toBe("");
+    expect(child.stdout.trim().split("\n")).toEqual(Array(4).fill("SEARCH_RAW_OUTPUT_OVERFLOW"));
   });
 
   test("output beyond the cap fails SEARCH_RAW_OUTPUT_OVERFLOW; within it the search succeeds", async () => {

@@ -32,7 +32,7 @@ export interface SearchScope {
   readonly signal?: AbortSignal;
   /** Stop and fail `SEARCH_ABORTED` after this many milliseconds. */
   readonly timeoutMs?: number;
-  /** Fail `SEARCH_RAW_OUTPUT_OVERFLOW` once the raw output exceeds this many bytes. */
+  /** Fail `SEARCH_RAW_OUTPUT_OVERFLOW` once the raw output exceeds this many bytes; 20,000,000 when absent. */
   readonly maxOutputBytes?: number;
 }
 

@@ -20,6 +20,7 @@ import type {
 } from "./backend.ts";
 import { precheckGlobs } from "./engine/overrides.ts";
 import { SearchError } from "./errors.ts";
+import { SEARCH_MAX_OUTPUT_BYTES } from "./limits.ts";
 
 export interface RipgrepBackendOptions {
   readonly runner: ProcessRunner;
@@ -40,7 +41,7 @@ export interface RipgrepBackendOptions {
 }
 
 export const RIPGREP_TIMEOUT_MS = 30_000;
-export const RIPGREP_MAX_OUTPUT_BYTES = 20_000_000;
+export const RIPGREP_MAX_OUTPUT_BYTES: number = SEARCH_MAX_OUTPUT_BYTES;
 export const RIPGREP_STDERR_MAX_BYTES = 65_536;
 
 // Bytes of stderr quoted in an error message: enough for a regex error with its caret line.

@@ -5,6 +5,7 @@
 // every few milliseconds of it (docs/notes/0007-bounded-search.md).
 import type { SearchScope } from "../backend.ts";
 import { SearchError } from "../errors.ts";
+import { SEARCH_MAX_OUTPUT_BYTES } from "../limits.ts";
 import { globSteps } from "./glob.ts";
 
 /** Work units between looks at the clock and the signal. */
@@ -29,7 +30,9 @@ export class Budget {
     this.signal = scope.signal;
     this.#timeoutMs = scope.timeoutMs;
     this.#deadline = scope.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + scope.timeoutMs;
-    this.#maxOutputBytes = scope.maxOutputBytes ?? Number.POSITIVE_INFINITY;
+    // The ripgrep backend's default too: the same request overflows on both, and the engine's memory (which
+    // holds its results) stays bounded when a caller sets no cap.
+    this.#maxOutputBytes = scope.maxOutputBytes ?? SEARCH_MAX_OUTPUT_BYTES;
   }
 
   /** Throws SEARCH_ABORTED once the signal fired or the deadline passed. */
@@ -70,6 +73,11 @@ export class Budget {
     this.#sincePause = 0;
     this.#pausedAt = performance.now();
     this.check();
+  }
+
+  /** Output bytes that may still be spent before the cap is passed. */
+  get remainingOutput(): number {
+    return this.#maxOutputBytes - this.#outputBytes;
   }
 
   /** Counts output bytes; throws SEARCH_RAW_OUTPUT_OVERFLOW past the cap. */

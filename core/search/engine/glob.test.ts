@@ -1,6 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { compileGlob, GLOB_NEST_LIMIT, GlobSyntaxError, GlobTooDeepError, globSteps, parseGlob } from "./glob.ts";
-import { compileOverrides, MAX_GLOB_BYTES } from "./overrides.ts";
+import { MAX_GLOB_BYTES } from "../limits.ts";
+import { compileOverrides } from "./overrides.ts";
 import { parseRule, RuleSyntaxError } from "./rules.ts";
 import { byteString, trimEndWhiteSpace } from "./text.ts";
 

@@ -6,7 +6,7 @@ import type { GrepFile, GrepLine, GrepRequest, GrepResult, GrepSubmatch, SearchD
 import type { Budget } from "./budget.ts";
 import { compileOverrides } from "./overrides.ts";
 import { compileRegex, type LineInfo, type LineRegex } from "./regex/mod.ts";
-import { errorMessage, strictUtf8 } from "./text.ts";
+import { errorMessage, isUtf8, strictUtf8 } from "./text.ts";
 import { walk, type WalkedFile } from "./walk.ts";
 
 export async function searchTree(fs: FileSystem, request: GrepRequest, budget: Budget): Promise<GrepResult> {
@@ -130,9 +130,7 @@ async function matchLines(data: Uint8Array, buffer: BufferFills, regex: LineRege
     const terminated = stop < end;
     if (finder && regex.plain) {
       // The finder stopped on an occurrence in this line, and the occurrences are the matches.
-      const found = plainMatch(data, start, stop, terminated, regex.plain, finder);
-      budget.spend(estimateJson(found, path));
-      out.push(found);
+      out.push(plainMatch(data, start, stop, terminated, regex.plain, finder, budget, path));
       start = stop + 1;
       continue;
     }
@@ -147,18 +145,28 @@ async function matchLines(data: Uint8Array, buffer: BufferFills, regex: LineRege
     let first = direct ? regex.find(line, 0, bufferStart, info) : undefined;
     let matched = direct ? first !== undefined : regex.test(line, info);
     let text: string | undefined;
+    const whole = data.subarray(start, terminated ? stop + 1 : stop);
     if (matched || regex.matchesBytes) {
-      text = strictUtf8(data.subarray(start, terminated ? stop + 1 : stop));
-      if (text === undefined) {
+      // A matching line too long for what is left of the output budget fails the search below; it is only
+      // checked for validity, not decoded (a 50 MB line would otherwise become a 50 MB string first).
+      let valid: boolean;
+      if (matched && whole.length > budget.remainingOutput) valid = isUtf8(whole);
+      else {
+        text = strictUtf8(whole);
+        valid = text !== undefined;
+      }
+      if (!valid) {
         info = { valid: false, ascii: false };
         first = direct ? regex.find(line, 0, bufferStart, info) : undefined;
         matched = direct ? first !== undefined : regex.test(line, info);
       }
     }
     if (matched) {
-      const found = lineMatch(data, start, line, terminated, text, regex, info, bufferStart, first);
-      budget.spend(estimateJson(found, path));
-      out.push(found);
+      // Charged before the submatches are collected, each of which is charged as it is found, so the
+      // output cap also bounds the memory a line with millions of matches takes.
+      budget.spend(MESSAGE_BYTES + path.length + dataBytes(whole.length, info.valid));
+      if (info.valid) text ??= strictUtf8(whole);
+      out.push(lineMatch(data, start, line, terminated, text, regex, info, bufferStart, first, budget));
     }
     start = stop + 1;
   }
@@ -180,6 +188,7 @@ function lineMatch(
   info: LineInfo,
   bufferStart: boolean,
   first: [number, number] | undefined,
+  budget: Budget,
 ): GrepLine {
   const submatches: GrepSubmatch[] = [];
   const limit = line.length + (terminated ? 1 : 0);
@@ -194,7 +203,9 @@ function lineMatch(
       pos = s + 1;
       continue;
     }
-    submatches.push({ match: searchData(line.subarray(s, e), text !== undefined), start: s, end: e });
+    const match = searchData(line.subarray(s, e), text !== undefined);
+    budget.spend(SUBMATCH_BYTES + dataBytes(e - s, "text" in match));
+    submatches.push({ match, start: s, end: e });
     lastEnd = e;
     pos = e > s ? e : e + 1;
   }
@@ -220,12 +231,25 @@ const lenient = new TextDecoder("utf-8", { ignoreBOM: true });
 
 // The match of a plain literal: its non-overlapping occurrences, left to right. A literal is valid UTF-8,
 // so its text is the pattern's whatever the rest of the line holds.
-function plainMatch(data: Uint8Array, start: number, stop: number, terminated: boolean, literal: Uint8Array, finder: LiteralFinder): GrepLine {
+function plainMatch(
+  data: Uint8Array,
+  start: number,
+  stop: number,
+  terminated: boolean,
+  literal: Uint8Array,
+  finder: LiteralFinder,
+  budget: Budget,
+  path: string,
+): GrepLine {
   const end = stop + (terminated ? 1 : 0);
-  const text = strictUtf8(data.subarray(start, end));
+  const whole = data.subarray(start, end);
+  const valid = whole.length > budget.remainingOutput ? isUtf8(whole) : undefined;
+  budget.spend(MESSAGE_BYTES + path.length + dataBytes(whole.length, valid ?? true));
+  const text = strictUtf8(whole);
   const match: SearchData = { text: lenient.decode(literal) };
   const submatches: GrepSubmatch[] = [];
   for (let at = finder.next(start); at !== -1 && at + literal.length <= stop; at = finder.next(at + literal.length)) {
+    budget.spend(SUBMATCH_BYTES + literal.length);
     submatches.push({ match, start: at - start, end: at - start + literal.length });
   }
   const line: SearchData = text === undefined ? { bytes: data.slice(start, end) } : { text };
@@ -262,13 +286,13 @@ function lineNumberAt(data: Uint8Array, offset: number): number {
   return line;
 }
 
-// What ripgrep would print for one match message, roughly: the fixed keys, the path, the line and each
-// submatch.
-function estimateJson(line: GrepLine, path: string): number {
-  const size = (d: SearchData) => ("text" in d ? d.text.length : Math.ceil((d.bytes.length * 4) / 3));
-  let n = 120 + path.length + size(line.line);
-  for (const s of line.submatches) n += 40 + size(s.match);
-  return n;
+// What ripgrep would print for one match message, roughly: its fixed keys and the path, the line, and for
+// each submatch its keys and its text (bytes fields are base64).
+const MESSAGE_BYTES = 120;
+const SUBMATCH_BYTES = 40;
+
+function dataBytes(length: number, text: boolean): number {
+  return text ? length : Math.ceil((length * 4) / 3);
 }
 
 /**

@@ -2,6 +2,7 @@
 // includes and `!glob` excludes.
 import type { GlobArg } from "../backend.ts";
 import { SearchError } from "../errors.ts";
+import { MAX_GLOB_BYTES } from "../limits.ts";
 import { GLOB_NEST_LIMIT } from "./glob.ts";
 import { type GlobRule, matchRules, type ParsedRule, readRule, RuleSyntaxError } from "./rules.ts";
 import { utf8Length } from "./text.ts";
@@ -12,13 +13,6 @@ export type OverrideMatch = "include" | "exclude" | undefined;
 export interface Overrides {
   match(path: string, isDir: boolean): OverrideMatch;
 }
-
-/**
- * The most bytes the globs of one search may hold together. ripgrep takes each glob as one argument (at most
- * 128 KiB on Linux) and fails once their regexes pass 10 MiB of automaton (about 87,000 `*`); below this
- * limit neither can happen, so both backends refuse exactly the same requests.
- */
-export const MAX_GLOB_BYTES = 65_536;
 
 /** Compiles the globs of a request; a malformed one fails SEARCH_INVALID_PATTERN with ripgrep's message. */
 export function compileOverrides(globs: readonly GlobArg[] | undefined): Overrides {
