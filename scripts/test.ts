@@ -55,14 +55,14 @@ async function vitest(): Promise<Tally> {
 // path-scoped read and write grants, so those two are unscoped. Search loads @vscode/ripgrep (which reads
 // npm_config_arch) and runs its binary, named by the resolved path Deno's --allow-run compares against; the
 // process runner starts children through setsid, signals their trees with kill and lists them with ps (Deno
-// lets only --allow-all read /proc); the process tests run bash.
+// lets only --allow-all read /proc); the process tests run bash; sh sets ripgrep's memory limit.
 const rgPath = await import("@vscode/ripgrep").then(
   (module) => module.rgPath,
   () => undefined,
 );
 
 async function denoTest(): Promise<Tally> {
-  const programs = [rgPath, "setsid", "kill", "ps", "bash"].filter((name) => name !== undefined).join(",");
+  const programs = [rgPath, "setsid", "kill", "ps", "bash", "sh"].filter((name) => name !== undefined).join(",");
   const { code, output } = await run(
     bin("deno"),
     ["test", "--allow-read", "--allow-write", "--allow-sys=uid,gid", "--allow-env=npm_config_arch", `--allow-run=${programs}`],

@@ -138,6 +138,24 @@ export function registerRipgrepCases(test: Register, prefix: string, options: Ri
     assertEquals(binary.files[0]?.lines.length, 1, "lines before the NUL's window");
   });
 
+  withSubject("a 40 MB line of matches stops ripgrep at its memory limit, with a message that says so", async ({ probe }, search) => {
+    // Unlimited, ripgrep builds the whole JSON message of the line first: about 4 GiB for one 50 MB line of
+    // matches. Under the 512 MiB address-space limit the allocation fails and ripgrep aborts at once.
+    const marker = unique();
+    await probe.writeFile(`${marker}.txt`, `${"x".repeat(40_000_000)}\n`);
+    const error = await search.grep({ cwd: probe.root, pattern: "x" }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert(isSearchError(error, "SEARCH_FAILED"), `expected SEARCH_FAILED, got ${String(error)}`);
+    assert(error.message.startsWith("The search was stopped: ripgrep needed more than 512 MiB of memory."), error.message);
+    assertEquals(await running(options.runner, marker, probe.root), [], "ripgrep processes left");
+    // A file that fits is searched as before, a long line included.
+    await probe.writeFile(`${marker}.txt`, `${"a".repeat(5_000_000)}x\n`);
+    const found = await search.grep({ cwd: probe.root, pattern: "x$" });
+    assertEquals(found.files.map((f) => f.lines[0]?.submatches[0]?.start), [5_000_000], "the match on a 5 MB line");
+  });
+
   withSubject("raw output over the budget fails SEARCH_RAW_OUTPUT_OVERFLOW and leaves no ripgrep running", async ({ probe }, search) => {
     const marker = unique();
     await probe.writeFile("big.txt", `${marker}\n`.repeat(20_000));

@@ -79,6 +79,7 @@ export interface DenoApi {
   kill(pid: number, signo?: DenoSignal): void;
   readonly permissions: { querySync(descriptor: DenoPermissionDescriptor): { readonly state: "granted" | "denied" | "prompt" } };
   readonly env: { toObject(): Record<string, string> };
+  readonly build: { readonly os: string };
 }
 
 /** The running Deno namespace; throws a clear error outside Deno. */

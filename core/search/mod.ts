@@ -24,6 +24,7 @@ export type { EntrySample } from "./sample.ts";
 export {
   createRipgrepBackend,
   RIPGREP_MAX_OUTPUT_BYTES,
+  RIPGREP_MEMORY_LIMIT_BYTES,
   RIPGREP_STDERR_MAX_BYTES,
   RIPGREP_TIMEOUT_MS,
   ripgrepFilesArgs,

@@ -38,11 +38,26 @@ export interface RipgrepBackendOptions {
   readonly maxOutputBytes?: number;
   /** How much of ripgrep's stderr is kept for messages and problems; 65 536. */
   readonly stderrMaxBytes?: number;
+  /**
+   * Caps ripgrep's address space (RLIMIT_AS) by starting it through a POSIX shell that sets `ulimit -v` and
+   * then becomes ripgrep (`exec`), so a file with a huge line, or a line with millions of matches, fails the
+   * search instead of taking gigabytes. Only for systems whose shell can set that limit (Linux); the Node
+   * and Deno adapters pass `{ shell, bytes: RIPGREP_MEMORY_LIMIT_BYTES }` there. Absent or false: no limit.
+   */
+  readonly memoryLimit?: { readonly shell: string; readonly bytes: number } | false;
 }
 
 export const RIPGREP_TIMEOUT_MS = 30_000;
 export const RIPGREP_MAX_OUTPUT_BYTES: number = SEARCH_MAX_OUTPUT_BYTES;
 export const RIPGREP_STDERR_MAX_BYTES = 65_536;
+/** The address-space limit the adapters give ripgrep where they can: 512 MiB. */
+export const RIPGREP_MEMORY_LIMIT_BYTES: number = 512 * 1024 * 1024;
+
+// Runs as `sh -c LIMIT_SCRIPT toolfs-ripgrep <KiB> <ripgrep> <args…>`. The shell's own failures get exit
+// codes ripgrep never uses: 125 when the limit cannot be set, 126/127 (the shell's) when ripgrep cannot be
+// executed.
+const LIMIT_SCRIPT = 'ulimit -v "$1" || exit 125; shift; exec "$@"';
+const LIMIT_FAILED = 125;
 
 // Bytes of stderr quoted in an error message: enough for a regex error with its caret line.
 const EXCERPT_BYTES = 2000;
@@ -55,6 +70,8 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
     maxOutputBytes: positive("maxOutputBytes", options.maxOutputBytes) ?? RIPGREP_MAX_OUTPUT_BYTES,
     stderrMaxBytes: positive("stderrMaxBytes", options.stderrMaxBytes) ?? RIPGREP_STDERR_MAX_BYTES,
   };
+  const limit = options.memoryLimit || undefined;
+  if (limit) positive("memoryLimit.bytes", limit.bytes);
   let located: Promise<string> | undefined;
   const { ripgrep } = options;
   const locate = () => (located ??= Promise.resolve().then(() => (typeof ripgrep === "string" ? ripgrep : ripgrep())));
@@ -80,8 +97,8 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
     let result;
     try {
       result = await options.runner.run({
-        command: binary,
-        args,
+        command: limit ? limit.shell : binary,
+        args: limit ? ["-c", LIMIT_SCRIPT, "toolfs-ripgrep", String(Math.max(1, Math.floor(limit.bytes / 1024))), binary, ...args] : args,
         cwd: request.cwd,
         env: { RIPGREP_CONFIG_PATH: undefined },
         stdout,
@@ -104,6 +121,29 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
       );
     }
     const stderrText = stderr.text((omitted) => `\n(${omitted} bytes of ripgrep's messages left out)\n`).trim();
+    if (limit && stdout.empty && result.exitCode !== null && result.exitCode > 2) {
+      if (result.exitCode === LIMIT_FAILED) {
+        throw new SearchError("SEARCH_FAILED", `Search failed: ripgrep's memory limit could not be set by ${limit.shell}.${quote(clip(stderrText))}`, {
+          details: { exitCode: result.exitCode, shell: limit.shell },
+        });
+      }
+      if (result.exitCode === 126 || result.exitCode === 127) {
+        throw new SearchError("SEARCH_FAILED", `Search failed: ripgrep could not be started.${quote(clip(stderrText))}`, {
+          details: { exitCode: result.exitCode, binary },
+        });
+      }
+    }
+    // Rust reports a failed allocation this way and aborts; under the limit that is ripgrep running out.
+    if (result.exitCode === null && /memory allocation of \d+ bytes failed/.test(stderrText)) {
+      const mib = limit ? `${Math.round(limit.bytes / 2 ** 20)} MiB` : "the memory it could get";
+      throw new SearchError(
+        "SEARCH_FAILED",
+        `The search was stopped: ripgrep needed more than ${mib} of memory. That happens on a file with an extremely ` +
+          "long line, or a line with a very large number of matches (minified, generated or data files). Leave such " +
+          "files out with path or include, or use a more specific pattern.",
+        { details: { memoryLimitBytes: limit?.bytes ?? null, signal: result.signal } },
+      );
+    }
     if (result.exitCode === null) {
       throw new SearchError("SEARCH_FAILED", `Search failed: ripgrep was ended by ${result.signal ?? "an unknown signal"}.${quote(stderrText)}`, {
         details: { signal: result.signal },
@@ -349,6 +389,11 @@ class LineSink implements OutputSink {
 
   get overflowed(): boolean {
     return this.#total > this.#max;
+  }
+
+  /** Nothing was written. */
+  get empty(): boolean {
+    return this.#total === 0;
   }
 
   write(chunk: Uint8Array): "stop" | void {
