@@ -86,6 +86,11 @@ export interface GrepResult {
   /** Files with at least one match, in the order found. */
   readonly files: readonly GrepFile[];
   readonly problems: readonly string[];
+  /**
+   * Set when the search named no path and no file passed the filters (ripgrep's "No files were searched"):
+   * every file was hidden, ignored, left out by the globs or a link that is not followed, or there was none.
+   */
+  readonly nothingSearched?: true;
 }
 
 /**

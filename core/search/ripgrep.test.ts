@@ -112,9 +112,18 @@ describe("argv", () => {
     expect((await backend.files({ cwd: "/w", paths: ["-", "./-"] })).paths).toEqual(["./-", "./-/x", "b"]);
   });
 
+  test("a NUL in a pattern reaches ripgrep as \\x00, which it refuses with the engine's message", async () => {
+    const stderr = 'rg: pattern contains "\\0" but it is impossible to match\n\nConsider enabling text mode with the --text flag (or -a for short).\n';
+    const { backend, specs } = scripted({ stderr, result: { exitCode: 2 } });
+    const error = await failure(backend.grep({ cwd: "/w", pattern: "a\0b\\\\\0[\0c]" }));
+    expect(specs[0]?.args).toContain("--regexp=a\\x00b\\\\\\x00[\\x00c]");
+    expect(error.code).toBe("SEARCH_INVALID_PATTERN");
+    expect(error.message).toMatch(/^pattern contains "\\0" but it is impossible to match: binary detection stops at a NUL byte/);
+  });
+
   test("a NUL byte, which no argv can carry, is a coded error and nothing runs", async () => {
     const { backend, specs } = scripted({});
-    expect((await failure(backend.grep({ cwd: "/w", pattern: "a\0b" }))).code).toBe("SEARCH_INVALID_PATTERN");
+    expect((await failure(backend.grep({ cwd: "/w", pattern: "a\\\0b" }))).code).toBe("SEARCH_INVALID_PATTERN");
     expect((await failure(backend.files({ cwd: "/w", globs: [{ glob: "*\0" }] }))).code).toBe("SEARCH_INVALID_PATTERN");
     expect((await failure(backend.files({ cwd: "/w", paths: ["a\0"] }))).code).toBe("SEARCH_FAILED");
     expect(specs).toEqual([]);

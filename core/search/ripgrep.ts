@@ -19,6 +19,7 @@ import type {
   SearchScope,
 } from "./backend.ts";
 import { precheckGlobs } from "./engine/overrides.ts";
+import { NUL_BANNED } from "./engine/regex/ban.ts";
 import { SearchError } from "./errors.ts";
 import { SEARCH_MAX_OUTPUT_BYTES } from "./limits.ts";
 
@@ -172,7 +173,10 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
       const parsed = parser.finish();
       const restore = dashRestorer(request);
       const files = parsed.files.map((file) => ({ ...file, path: restore(file.path) }));
-      return { files, problems: outcome(raw, files.length > 0 || parsed.searches > 0) };
+      // ripgrep exits 2 when, walking its cwd, no file passed the filters: an answer, not a failure.
+      const nothing = raw.exitCode === 2 && parsed.searches === 0 && files.length === 0 && NOTHING_SEARCHED.test(raw.stderr);
+      const problems = outcome(raw, files.length > 0 || parsed.searches > 0 || nothing);
+      return nothing ? { files, problems, nothingSearched: true } : { files, problems };
     },
   };
 }
@@ -192,6 +196,10 @@ function outcome(raw: RawRun, searched: boolean): string[] {
   if (raw.exitCode !== 2) return [];
   if (searched) return problemLines(raw);
   const excerpt = quote(clip(raw.stderr));
+  if (NUL_REFUSED.test(raw.stderr)) {
+    // ripgrep's advice (its --text flag) is not one the tools offer; the engine's wording says what to do.
+    throw new SearchError("SEARCH_INVALID_PATTERN", NUL_BANNED, { details: { stderr: clip(raw.stderr) } });
+  }
   const rejected = rejection(raw.stderr);
   if (rejected) {
     throw new SearchError("SEARCH_INVALID_PATTERN", `ripgrep could not parse the ${rejected.what}.${excerpt}\n${rejected.advice}`, {
@@ -202,6 +210,8 @@ function outcome(raw: RawRun, searched: boolean): string[] {
     details: { exitCode: 2, stderr: clip(raw.stderr) },
   });
 }
+
+const NUL_REFUSED = /^rg: pattern contains "\\0" but it is impossible to match$/m;
 
 function rejection(stderr: string): { what: string; advice: string } | undefined {
   if (/error parsing glob|^rg: error (?:parsing pattern \d+|building NFA)$/im.test(stderr)) {
@@ -219,10 +229,13 @@ function rejection(stderr: string): { what: string; advice: string } | undefined
   return undefined;
 }
 
+// ripgrep's notice (its second line has no prefix); the result says it as `nothingSearched`.
+const NOTHING_SEARCHED = /^rg: No files were searched, /m;
+
 function problemLines(raw: RawRun): string[] {
   const problems = raw.stderr
     .split("\n")
-    .filter((line) => line.startsWith("rg: "))
+    .filter((line) => line.startsWith("rg: ") && !NOTHING_SEARCHED.test(line))
     .map((line) => line.slice(4));
   if (raw.stderrOmitted > 0) problems.push(`(more problems were reported; ${raw.stderrOmitted} bytes of them were left out)`);
   return problems;
@@ -243,10 +256,22 @@ export function ripgrepGrepArgs(request: GrepRequest): string[] {
   if (request.noIgnore) args.push("--no-ignore");
   if (request.hidden) args.push("--hidden");
   if (request.follow) args.push("-L");
-  if (request.pattern.includes("\0")) {
-    throw new SearchError("SEARCH_INVALID_PATTERN", "The pattern contains a NUL byte, which cannot be passed to ripgrep. Remove it and call again.");
-  }
-  return [...args, ...globArgs(request), `--regexp=${request.pattern}`, "--", ...pathArgs(request)];
+  return [...args, ...globArgs(request), `--regexp=${spellNul(request.pattern)}`, "--", ...pathArgs(request)];
+}
+
+/**
+ * No argv carries a NUL, but a NUL character in a pattern means what `\x00` means to ripgrep's regex parser,
+ * so it is passed that way and ripgrep judges it (usually refusing it, as the engine does). After an odd run
+ * of backslashes it would be an escape of its own, which no spelling reproduces.
+ */
+function spellNul(pattern: string): string {
+  if (!pattern.includes("\0")) return pattern;
+  return pattern.replace(/(\\*)\0/g, (_, slashes: string) => {
+    if (slashes.length % 2 === 1) {
+      throw new SearchError("SEARCH_INVALID_PATTERN", "The pattern contains a NUL byte right after a backslash, which cannot be passed to ripgrep. Remove it and call again.");
+    }
+    return `${slashes}\\x00`;
+  });
 }
 
 function globArgs(request: SearchScope): string[] {

@@ -84,6 +84,15 @@ async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise
   }
   const note = problemsNote(result.problems);
   const where = args.path === undefined ? "" : ` in ${root.shown}`;
+  if (matches.length === 0 && result.nothingSearched) {
+    // ripgrep's "No files were searched", on both backends: there was nothing to look in, which is not "no match".
+    const content =
+      `No files were searched${where}: grep skips hidden files, files ignored by .gitignore/.ignore/.rgignore` +
+      `${args.include === undefined ? "" : ", files include does not match"} and symbolic links, and that left none. ` +
+      "To search such a file, name it or its folder with path, or give include a glob that matches it (include brings back hidden and ignored files)." +
+      note;
+    return { content, meta: meta([], 0, limits.searchMetaBytes) };
+  }
   if (matches.length === 0) {
     const skipped = root.type === "file" ? "" : " (hidden, ignored and binary files were skipped; name them with path or include to search them)";
     return { content: `No matches for ${JSON.stringify(args.pattern)}${where}${skipped}.${note}`, meta: meta([], 0, limits.searchMetaBytes) };

@@ -15,18 +15,45 @@ export async function searchTree(fs: FileSystem, request: GrepRequest, budget: B
   const regex = compileRegex(request.pattern);
   const files: GrepFile[] = [];
   const problems: string[] = [];
+  const mapped = await namedFilesMapped(fs, request, budget.signal);
+  let searched = 0;
   const search = async (file: WalkedFile) => {
-    const found = await searchFile(fs, file, regex, budget, problems);
+    searched++;
+    const found = await searchFile(fs, file, regex, budget, problems, mapped);
     if (found) files.push(found);
   };
   await walk(fs, request, budget, problems, search, overrides);
-  return { files, problems };
+  // ripgrep says so (and exits 2) only when it chose the paths itself.
+  const implicit = (request.paths?.length ?? 0) === 0;
+  return implicit && searched === 0 ? { files, problems, nothingSearched: true } : { files, problems };
 }
 
 /** ripgrep's line buffer starts at this size; a NUL inside the first fill makes a file print nothing. */
 const FIRST_WINDOW = 64 * 1024;
 
-async function searchFile(fs: FileSystem, file: WalkedFile, regex: LineRegex, budget: Budget, problems: string[]): Promise<GrepFile | undefined> {
+/**
+ * How ripgrep reads the files named as paths: memory-mapped when there are at most ten paths and every one
+ * is a file, else through its line buffer. The two treat a NUL differently (see searchFile).
+ */
+async function namedFilesMapped(fs: FileSystem, request: GrepRequest, signal: AbortSignal | undefined): Promise<boolean> {
+  const paths = request.paths ?? [];
+  if (paths.length === 0 || paths.length > 10) return false;
+  for (const path of paths) {
+    const target = await fs.resolve(path, { cwd: request.cwd, signal }).catch(() => undefined);
+    const info = target && (await fs.stat(target, { signal }).catch(() => undefined));
+    if (info?.type !== "file") return false;
+  }
+  return true;
+}
+
+async function searchFile(
+  fs: FileSystem,
+  file: WalkedFile,
+  regex: LineRegex,
+  budget: Budget,
+  problems: string[],
+  mapped: boolean,
+): Promise<GrepFile | undefined> {
   let bytes: Uint8Array;
   try {
     bytes = (await fs.readBytes(file.target, { maxBytes: Number.MAX_SAFE_INTEGER, signal: budget.signal })).bytes;
@@ -35,20 +62,40 @@ async function searchFile(fs: FileSystem, file: WalkedFile, regex: LineRegex, bu
     problems.push(`${file.path}: ${errorMessage(error)}`);
     return undefined;
   }
-  const data = decodeForSearch(bytes);
+  const { data: decoded, transcoded } = decodeForSearch(bytes);
+  let data = decoded;
   const nul = data.indexOf(0);
-  const binaryOffset = nul === -1 ? undefined : nul;
-  // A file named on the command line is searched whole, in one piece (ripgrep maps it into memory); a
-  // walked one goes through the line buffer, which stops at the NUL's fill.
-  let buffer: BufferFills = { end: data.length, starts: [0] };
+  let binaryOffset = nul === -1 ? undefined : nul;
+  let buffer: BufferFills;
+  let lateNul = false;
   if (!file.explicit) {
+    // A walked file goes through the line buffer, which stops at the fill that reads a NUL; one in the first
+    // fill hides the file.
     if (nul !== -1 && nul < FIRST_WINDOW) return undefined;
     buffer = bufferFills(data, nul === -1 ? data.length : nul);
+  } else if (mapped && !transcoded) {
+    // A mapped file is searched whole, NULs and all; ripgrep looks for one in its first 64 KiB, and after
+    // that only inside the lines it reports.
+    buffer = { end: data.length, starts: [0] };
+    if (nul >= FIRST_WINDOW) {
+      binaryOffset = undefined;
+      lateNul = true;
+    }
+  } else {
+    // Read through the line buffer (a transcoded file, or paths ripgrep does not map): every NUL becomes a
+    // line break, and the first one is the binary offset.
+    if (nul !== -1) {
+      data = data.slice();
+      for (let at = nul; at !== -1; at = data.indexOf(0, at + 1)) data[at] = 0x0a;
+    }
+    buffer = bufferFills(data, data.length);
   }
-  const lines = await matchLines(data, buffer, regex, budget, file.path);
-  if (lines.length === 0) return undefined;
+  const found = await matchLines(data, buffer, regex, budget, file.path, lateNul);
+  if (found.lines.length === 0) return undefined;
+  binaryOffset ??= found.nulInMatch;
   // The `begin` and `end` messages around the file's matches.
   budget.spend(2 * file.path.length + 320);
+  const lines = found.lines;
   return binaryOffset === undefined ? { path: file.path, lines } : { path: file.path, lines, binaryOffset };
 }
 
@@ -56,16 +103,16 @@ async function searchFile(fs: FileSystem, file: WalkedFile, regex: LineRegex, bu
  * R-D1: a UTF-8 byte-order mark is dropped; a UTF-16 one (either order) means the rest is transcoded to
  * UTF-8, lone surrogates becoming U+FFFD. Offsets then refer to these bytes.
  */
-function decodeForSearch(bytes: Uint8Array): Uint8Array {
+function decodeForSearch(bytes: Uint8Array): { data: Uint8Array; transcoded: boolean } {
   const bom = detectBom(bytes);
-  if (bom === undefined) return bytes;
-  if (bom === "utf-8") return bytes.subarray(3);
+  if (bom === undefined) return { data: bytes, transcoded: false };
+  if (bom === "utf-8") return { data: bytes.subarray(3), transcoded: true };
   let units = bytes.subarray(2);
   if (bom === "utf-16be") {
     units = units.slice();
     for (let i = 0; i + 1 < units.length; i += 2) [units[i], units[i + 1]] = [units[i + 1] as number, units[i] as number];
   }
-  return encodeUtf8(new TextDecoder("utf-16le", { ignoreBOM: true }).decode(units));
+  return { data: encodeUtf8(new TextDecoder("utf-16le", { ignoreBOM: true }).decode(units)), transcoded: true };
 }
 
 /** How ripgrep's line buffer went through a walked file. */
@@ -106,8 +153,25 @@ function bufferFills(data: Uint8Array, nul: number): BufferFills {
 /** Bytes of a file searched between reports of the work to the budget. */
 const PACE_BYTES = 65_536;
 
-async function matchLines(data: Uint8Array, buffer: BufferFills, regex: LineRegex, budget: Budget, path: string): Promise<GrepLine[]> {
+/**
+ * The matching lines. With `watchNul`, `nulInMatch` is the first NUL inside a reported line (ripgrep's check
+ * of a mapped file past its first 64 KiB).
+ */
+async function matchLines(
+  data: Uint8Array,
+  buffer: BufferFills,
+  regex: LineRegex,
+  budget: Budget,
+  path: string,
+  watchNul: boolean,
+): Promise<{ lines: GrepLine[]; nulInMatch: number | undefined }> {
   const out: GrepLine[] = [];
+  let nulInMatch: number | undefined;
+  const watch = (start: number, stop: number) => {
+    if (!watchNul || nulInMatch !== undefined) return;
+    const at = data.subarray(start, stop).indexOf(0);
+    if (at !== -1) nulInMatch = start + at;
+  };
   const { end, starts } = buffer;
   const finder = regex.literals ? new LiteralFinder(data, end, regex.literals) : undefined;
   let paced = 0;
@@ -131,6 +195,7 @@ async function matchLines(data: Uint8Array, buffer: BufferFills, regex: LineRege
     if (finder && regex.plain) {
       // The finder stopped on an occurrence in this line, and the occurrences are the matches.
       out.push(plainMatch(data, start, stop, terminated, regex.plain, finder, budget, path));
+      watch(start, terminated ? stop + 1 : stop);
       start = stop + 1;
       continue;
     }
@@ -167,12 +232,13 @@ async function matchLines(data: Uint8Array, buffer: BufferFills, regex: LineRege
       budget.spend(MESSAGE_BYTES + path.length + dataBytes(whole.length, info.valid));
       if (info.valid) text ??= strictUtf8(whole);
       out.push(lineMatch(data, start, line, terminated, text, regex, info, bufferStart, first, budget));
+      watch(start, terminated ? stop + 1 : stop);
     }
     start = stop + 1;
   }
   const pause = budget.pace(end - paced);
   if (pause) await pause;
-  return out;
+  return { lines: out, nulInMatch };
 }
 
 // R-M2: submatches are found by searching again from the end of the previous one (one byte further after
