@@ -6,6 +6,7 @@
 import { HeadTailCollector } from "../process/collectors.ts";
 import { isProcessError } from "../process/errors.ts";
 import type { OutputSink, ProcessRunner } from "../process/types.ts";
+import { quoteInput } from "../errors/mod.ts";
 import { encodeUtf8 } from "../text/utf8.ts";
 import type {
   FilesRequest,
@@ -21,7 +22,7 @@ import type {
 import { precheckGlobs } from "./engine/overrides.ts";
 import { NUL_BANNED } from "./engine/regex/ban.ts";
 import { SearchError } from "./errors.ts";
-import { SEARCH_MAX_OUTPUT_BYTES } from "./limits.ts";
+import { checkPatternSize, SEARCH_MAX_OUTPUT_BYTES } from "./limits.ts";
 
 export interface RipgrepBackendOptions {
   readonly runner: ProcessRunner;
@@ -256,7 +257,9 @@ export function ripgrepGrepArgs(request: GrepRequest): string[] {
   if (request.noIgnore) args.push("--no-ignore");
   if (request.hidden) args.push("--hidden");
   if (request.follow) args.push("-L");
-  return [...args, ...globArgs(request), `--regexp=${spellNul(request.pattern)}`, "--", ...pathArgs(request)];
+  const globs = globArgs(request);
+  checkPatternSize(request.pattern);
+  return [...args, ...globs, `--regexp=${spellNul(request.pattern)}`, "--", ...pathArgs(request)];
 }
 
 /**
@@ -280,7 +283,7 @@ function globArgs(request: SearchScope): string[] {
   precheckGlobs(request.globs);
   return (request.globs ?? []).map(({ glob, caseInsensitive }) => {
     if (glob.includes("\0")) {
-      throw new SearchError("SEARCH_INVALID_PATTERN", `The glob ${JSON.stringify(glob)} contains a NUL byte, which no path has. Remove it and call again.`);
+      throw new SearchError("SEARCH_INVALID_PATTERN", `The glob ${quoteInput(glob, "json")} contains a NUL byte, which no path has. Remove it and call again.`);
     }
     return `--${caseInsensitive ? "iglob" : "glob"}=${glob}`;
   });
@@ -291,7 +294,7 @@ function globArgs(request: SearchScope): string[] {
 function pathArgs(request: SearchScope): string[] {
   for (const path of [request.cwd, ...(request.paths ?? [])]) {
     if (path.includes("\0")) {
-      throw new SearchError("SEARCH_FAILED", `The path ${JSON.stringify(path)} contains a NUL byte, which no path has. Correct it and call again.`);
+      throw new SearchError("SEARCH_FAILED", `The path ${quoteInput(path, "json")} contains a NUL byte, which no path has. Correct it and call again.`);
     }
   }
   return (request.paths ?? []).map((path) => (path === "-" ? "./-" : path));

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { quoteInput } from "../errors/mod.ts";
 import { FsError } from "../fs/errors.ts";
 import { sampleAcrossEntries } from "../search/sample.ts";
 import { ToolError } from "./types.ts";
@@ -85,7 +86,7 @@ async function runGlob(env: ToolEnv, args: GlobArgs, call: CallContext): Promise
   const cap = limits.globMaxResults;
   const meta = (page: readonly string[]) =>
     capMeta({ shape: "paths", root: root.shown, paths: page.map(root.display), truncated: all.length > page.length, total: all.length }, "paths", limits.searchMetaBytes);
-  if (all.length === 0) return { content: `No files match "${args.pattern}"${where}.${note}`, meta: meta([]) };
+  if (all.length === 0) return { content: `No files match ${quoteInput(args.pattern)}${where}.${note}`, meta: meta([]) };
   if (all.length <= cap) return { content: root.displayLines(all) + note, meta: meta(all) };
 
   const sample = env.overCap === "sample" ? sampleAcrossEntries(all, cap) : undefined;

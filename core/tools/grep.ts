@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { quoteInput } from "../errors/mod.ts";
 import { baseName } from "../fs/paths.ts";
 import type { SearchData } from "../search/backend.ts";
 import { completeUtf8Prefix } from "../text/utf8.ts";
@@ -95,7 +96,7 @@ async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise
   }
   if (matches.length === 0) {
     const skipped = root.type === "file" ? "" : " (hidden, ignored and binary files were skipped; name them with path or include to search them)";
-    return { content: `No matches for ${JSON.stringify(args.pattern)}${where}${skipped}.${note}`, meta: meta([], 0, limits.searchMetaBytes) };
+    return { content: `No matches for ${quoteInput(args.pattern, "json")}${where}${skipped}.${note}`, meta: meta([], 0, limits.searchMetaBytes) };
   }
   const files = new Set(matches.map((m) => m.path)).size;
   const cap = limits.grepMaxMatches;

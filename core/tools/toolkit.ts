@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { boundMessage, quoteInput } from "../errors/mod.ts";
 import { FsError, isFsError, throwIfAborted } from "../fs/errors.ts";
 import { isAbsolutePath, resolvePath } from "../fs/paths.ts";
 import type { FileSystem, FsFence } from "../fs/types.ts";
@@ -155,7 +156,7 @@ class ToolkitImpl implements Toolkit {
     try {
       const registered = this.#tools.get(name);
       if (!registered) {
-        throw new ToolError("TOOL_UNKNOWN", `Unknown tool "${name}"; available: ${[...this.#tools.keys()].join(", ")}`);
+        throw new ToolError("TOOL_UNKNOWN", `Unknown tool ${quoteInput(name)}; available: ${[...this.#tools.keys()].join(", ")}`);
       }
       const parsed = registered.schema.safeParse(args);
       if (!parsed.success) throw invalidArguments(name, parsed.error);
@@ -301,7 +302,7 @@ function failure(error: unknown): ToolResult {
   }
   const message = error instanceof Error ? error.message : String(error);
   return {
-    content: `The tool failed unexpectedly: ${message}`,
+    content: boundMessage(`The tool failed unexpectedly: ${message}`),
     isError: true,
     meta: {},
     error: { name: "ToolError", code: "TOOL_FAILED" },

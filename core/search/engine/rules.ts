@@ -1,5 +1,6 @@
 // Glob rules the way ripgrep reads them: a `-g` value and a line of an ignore file share one syntax (the
 // gitignore line), and only the meaning of `!` differs. Rules O1-O7 of the research spec.
+import { quoteInput } from "../../errors/mod.ts";
 import { type GlobMatcher, GlobSyntaxError, GlobTooDeepError, parseGlob } from "./glob.ts";
 import { trimEndWhiteSpace } from "./text.ts";
 
@@ -78,7 +79,7 @@ export function readRule(line: string, options?: RuleOptions): ParsedRule | unde
   if (glob.endsWith("/**")) glob = `${glob}/*`;
   const fail = (error: unknown): never => {
     if (error instanceof GlobSyntaxError) {
-      throw new RuleSyntaxError(`error parsing glob '${original}': ${error.message}`, error instanceof GlobTooDeepError);
+      throw new RuleSyntaxError(`error parsing glob ${quoteInput(original, "'")}: ${error.message}`, error instanceof GlobTooDeepError);
     }
     throw error;
   };
