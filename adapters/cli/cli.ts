@@ -180,15 +180,21 @@ async function runAcp(argv: readonly string[], host: CliHost): Promise<number> {
     host.err("toolfs acp: no --script given and no model client is built in; every prompt will fail\n");
   }
   const { input, output, signal } = acp.stdio();
-  await serveAcp({
-    input,
-    output,
-    runtime: acp.runtime,
-    ...(signal ? { signal } : {}),
-    composition: chosen,
-    model,
-    log: (line) => host.err(`${line}\n`),
-  });
+  try {
+    await serveAcp({
+      input,
+      output,
+      runtime: acp.runtime,
+      ...(signal ? { signal } : {}),
+      composition: chosen,
+      model,
+      log: (line) => host.err(`${line}\n`),
+    });
+  } catch (error) {
+    // The connection could not go on (its input failed): say so, and do not exit as if the client had left.
+    host.err(`toolfs acp: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
   return 0;
 }
 
