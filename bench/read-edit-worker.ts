@@ -6,6 +6,7 @@ import { createNodeProvider } from "../adapters/node/mod.ts";
 const [mode, file, offset] = process.argv.slice(2);
 const toolkit = createToolkit({ fs: createNodeProvider({ cwd: "/" }) });
 const started = performance.now();
+const cpu = process.cpuUsage();
 let detail = "";
 if (mode === "read") {
   const result = await toolkit.call("read", { path: file, offset: Number(offset) });
@@ -13,4 +14,6 @@ if (mode === "read") {
   detail = result.content.split("\n").at(-1) ?? "";
 }
 const ms = performance.now() - started;
-console.log(JSON.stringify({ mode, ms, maxRssKiB: process.resourceUsage().maxRSS, detail }));
+const used = process.cpuUsage(cpu);
+const cpuMs = (used.user + used.system) / 1000;
+console.log(JSON.stringify({ mode, ms, cpuMs, maxRssKiB: process.resourceUsage().maxRSS, detail }));

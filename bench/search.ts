@@ -1,19 +1,34 @@
 // bench/search: toolfs glob and grep against bare ripgrep with the same argv, in the same run, on a generated
-// 100,000-file tree; and the over-cap sampler on 100,000 and 1,000,000 paths. Medians of alternating runs
-// (--runs N, default 11); compare the ratios, not the milliseconds. Run: npx tsx bench/search.ts [--runs N]
+// 100,000-file tree; the over-cap sampler on 100,000 and 1,000,000 paths; glob over a million paths streamed
+// into the tool with an on-disk spill; and, with --large N, glob * and grep on a generated node_modules-like
+// workspace of N files. Medians of alternating runs (--runs N, default 11); compare the ratios, not the
+// milliseconds. Run: npx tsx bench/search.ts [--runs N] [--large N]
 import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { rgPath } from "@vscode/ripgrep";
-import { createFsSpillStore, createToolkit, ripgrepFilesArgs, ripgrepGrepArgs, sampleAcrossEntries } from "../core/mod.ts";
+import {
+  createFsSpillStore,
+  createToolkit,
+  EntrySampler,
+  type ResultSink,
+  ripgrepFilesArgs,
+  ripgrepGrepArgs,
+  type SearchBackend,
+  type ToolResult,
+} from "../core/mod.ts";
 import { createNodeProvider, createNodeSearchBackend } from "../adapters/node/mod.ts";
+import { makeWorkspace } from "./workspace.ts";
 
-const RUNS = Number(process.argv[process.argv.indexOf("--runs") + 1] ?? 11) || 11;
+const flag = (name: string) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : undefined);
+const RUNS = flag("--runs") || 11;
+const LARGE = flag("--large");
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const dir = mkdtempSync(join(tmpdir(), "toolfs-bench-search-"));
 const root = join(dir, "tree");
+const vcs = [".git", ".svn", ".hg", ".bzr", ".jj", ".sl"].flatMap((v) => [{ glob: `!${v}` }, { glob: `!${v}/**` }]);
 
 function makeTree(): void {
   const t0 = Date.UTC(2024, 0, 1) / 1000;
@@ -30,19 +45,55 @@ function makeTree(): void {
   }
 }
 
-function bare(args: string[]): number {
+function bare(args: string[], cwd = root): number {
   const t0 = performance.now();
-  const result = spawnSync(rgPath, args, { cwd: root, stdio: ["ignore", "pipe", "pipe"], maxBuffer: 1 << 30 });
+  const result = spawnSync(rgPath, args, { cwd, stdio: ["ignore", "pipe", "pipe"], maxBuffer: 1 << 30 });
   const ms = performance.now() - t0;
   if (result.status !== 0) throw new Error(`rg exited ${result.status}: ${result.stderr}`);
   return ms;
 }
 
+const timed = async (work: () => Promise<void> | void): Promise<number> => {
+  const t0 = performance.now();
+  await work();
+  return performance.now() - t0;
+};
+
+/** The backend, with every stream watched: how many items went by, and the most the tool's sink held. */
+function watched(backend: SearchBackend): { backend: SearchBackend; peak: () => number; reset: () => void } {
+  let peak = 0;
+  const watch = <T>(sink: ResultSink<T>): ResultSink<T> => {
+    let n = 0;
+    const held = () => (sink as { held?: number }).held ?? Number.NaN;
+    return {
+      push(item) {
+        const verdict = sink.push(item);
+        if (++n % 1024 === 0 || verdict === "stop") peak = Math.max(peak, held());
+        return verdict;
+      },
+      ready: () => {
+        peak = Math.max(peak, held());
+        return sink.ready?.();
+      },
+    };
+  };
+  return {
+    backend: {
+      ...backend,
+      streamFiles: (request, sink) => backend.streamFiles!(request, watch(sink)),
+      streamGrep: (request, sink) => backend.streamGrep!(request, watch(sink)),
+    },
+    peak: () => peak,
+    reset: () => (peak = 0),
+  };
+}
+
+const footer = (result: ToolResult) => (result.isError ? `FAILED ${result.content}` : (result.content.split("\n").at(-1) ?? "").replace(/ in \/\S+;/, " in <spill>;"));
+
 try {
   makeTree();
   const fs = createNodeProvider({ cwd: root });
   const kit = createToolkit({ fs, search: createNodeSearchBackend(), spill: createFsSpillStore(fs, join(dir, "spill")) });
-  const vcs = [".git", ".svn", ".hg", ".bzr", ".jj", ".sl"].flatMap((v) => [{ glob: `!${v}` }, { glob: `!${v}/**` }]);
   const globArgs = ripgrepFilesArgs({ cwd: root, globs: [{ glob: "*" }, ...vcs], hidden: true, noIgnore: true, sort: { by: "modified" } });
   const grepArgs = ripgrepGrepArgs({ cwd: root, pattern: "^n\\d" });
   const globTool: number[] = [];
@@ -50,12 +101,6 @@ try {
   const grepTool: number[] = [];
   const grepBare: number[] = [];
   let grepHeader = "";
-  // Alternate which of each pair runs first, so neither always follows the other benchmark's cache effects.
-  const timed = async (work: () => Promise<void> | void): Promise<number> => {
-    const t0 = performance.now();
-    await work();
-    return performance.now() - t0;
-  };
   for (let i = 0; i < RUNS; i++) {
     const toolGlob = () =>
       timed(async () => {
@@ -68,6 +113,7 @@ try {
         if (grep.isError) throw new Error(grep.content);
         grepHeader = grep.content.split("\n")[0] ?? "";
       });
+    // Alternate which of each pair runs first, so neither always follows the other's cache effects.
     if (i % 2 === 0) {
       globTool.push(await toolGlob());
       globBare.push(bare(globArgs));
@@ -84,23 +130,102 @@ try {
   console.log(`glob *: toolfs ${median(globTool).toFixed(0)} ms, bare rg ${median(globBare).toFixed(0)} ms, ratio ${(median(globTool) / median(globBare)).toFixed(2)} (target <= 1.10)`);
   console.log(`grep ^n\\d (${grepHeader}): toolfs ${median(grepTool).toFixed(0)} ms, bare rg --json ${median(grepBare).toFixed(0)} ms, ratio ${(median(grepTool) / median(grepBare)).toFixed(2)} (target <= 1.5)`);
 
-  const sample = (count: number, groups: number) => {
-    const paths = Array.from({ length: count }, (_, i) => `g${i % groups}/f${i}`);
-    const times: number[] = [];
-    for (let i = 0; i < 5; i++) {
-      const t0 = performance.now();
-      sampleAcrossEntries(paths, 100);
-      times.push(performance.now() - t0);
+  // The sampler, on the same kind of input at both sizes, in this one run: CPU time (this process's, so
+  // other load on the machine counts less than in wall time), best of several. The floor is the least any
+  // sampler must do: read each path's first segment. Paths are flattened first, so both sizes hold them the
+  // same way (template strings of 13 or more characters would be cons strings, slower to read, only in the
+  // larger set).
+  const cpu = (work: () => void, times: number) => {
+    let best = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < times; i++) {
+      const c0 = process.cpuUsage();
+      work();
+      const c = process.cpuUsage(c0);
+      best = Math.min(best, (c.user + c.system) / 1000);
     }
-    return median(times);
+    return best;
   };
-  const small = sample(100_000, 12_500);
-  const large = sample(1_000_000, 125_000);
-  const sameEntries = sample(1_000_000, 12_500);
+  const input = (count: number, groups: number) =>
+    JSON.parse(JSON.stringify(Array.from({ length: count }, (_, i) => `g${i % groups}/f${i}`))) as string[];
+  let floorSink = 0;
+  const measure = (paths: string[]) => ({
+    sampler: cpu(() => {
+      const sampler = new EntrySampler(100);
+      for (const path of paths) sampler.add(path);
+      sampler.sample();
+    }, 9),
+    floor: cpu(() => {
+      for (const path of paths) for (let i = 0, c = path.charCodeAt(0); c === c && c !== 47; c = path.charCodeAt(++i)) floorSink ^= c;
+    }, 9),
+  });
+  const small = measure(input(100_000, 12_500));
+  const large = measure(input(1_000_000, 125_000));
+  const sameEntries = measure(input(1_000_000, 12_500));
   console.log(
-    `sampler: 100,000 paths / 12,500 entries ${small.toFixed(1)} ms; 1,000,000 paths / 125,000 entries ${large.toFixed(1)} ms ` +
-      `(${(large / small).toFixed(1)}x for 10x input); 1,000,000 paths / 12,500 entries ${sameEntries.toFixed(1)} ms (${(sameEntries / small).toFixed(1)}x)`,
+    `sampler (cpu): 100,000 paths / 12,500 entries ${small.sampler.toFixed(1)} ms; 1,000,000 paths / 125,000 entries ${large.sampler.toFixed(1)} ms ` +
+      `(${(large.sampler / small.sampler).toFixed(1)}x for 10x input; target <= 12x, < 150 ms); 1,000,000 paths / 12,500 entries ` +
+      `${sameEntries.sampler.toFixed(1)} ms (${(sameEntries.sampler / small.sampler).toFixed(1)}x)`,
   );
+  console.log(
+    `  floor, reading each path's first segment: ${small.floor.toFixed(1)} / ${large.floor.toFixed(1)} ms (${(large.floor / small.floor).toFixed(1)}x); ` +
+      `sampler minus floor ${(small.sampler - small.floor).toFixed(1)} / ${(large.sampler - large.floor).toFixed(1)} ms`,
+  );
+
+  // A million paths streamed into glob as ripgrep would print them, the spill on disk.
+  const million: SearchBackend = {
+    name: "a million paths",
+    files: () => Promise.reject(new Error("streamed only")),
+    grep: () => Promise.reject(new Error("streamed only")),
+    async streamFiles(_request, sink) {
+      for (let i = 0; i < 1_000_000; i++) {
+        if (sink.push(`g${i % 125_000}/f${i}`) === "stop") return { problems: [], stopped: true };
+        if (i % 1024 === 1023) await sink.ready?.();
+      }
+      return { problems: [], stopped: false };
+    },
+  };
+  const watchedMillion = watched(million);
+  const millionKit = createToolkit({ fs, search: watchedMillion.backend, spill: createFsSpillStore(fs, join(dir, "spill")) });
+  const millionTimes: number[] = [];
+  let millionResult: ToolResult | undefined;
+  for (let i = 0; i < Math.min(RUNS, 5); i++) millionTimes.push(await timed(async () => void (millionResult = await millionKit.call("glob", { pattern: "*" }))));
+  console.log(`glob over 1,000,000 streamed paths (125,000 entries, spill on disk): ${median(millionTimes).toFixed(0)} ms; the tool held at most ${watchedMillion.peak()} paths`);
+  console.log(`  ${millionResult ? footer(millionResult) : ""}`);
+
+  if (LARGE) {
+    const workspace = join(dir, "workspace");
+    let t0 = performance.now();
+    const shape = makeWorkspace(workspace, { files: LARGE });
+    console.log(
+      `workspace: ${shape.files} files (one node_modules), ${shape.functionLines} lines with "function" in ${shape.functionFiles} files; made in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+    );
+    const wfs = createNodeProvider({ cwd: workspace });
+    const search = watched(createNodeSearchBackend());
+    const wkit = createToolkit({ fs: wfs, search: search.backend, spill: createFsSpillStore(wfs, join(dir, "spill")) });
+    const rss0 = process.memoryUsage().rss;
+    for (const [tool, args, argv] of [
+      ["glob", { pattern: "*" }, ripgrepFilesArgs({ cwd: workspace, globs: [{ glob: "*" }, ...vcs], hidden: true, noIgnore: true, sort: { by: "modified" } })],
+      ["grep", { pattern: "function" }, ripgrepGrepArgs({ cwd: workspace, pattern: "function" })],
+    ] as const) {
+      search.reset();
+      let result: ToolResult | undefined;
+      t0 = performance.now();
+      result = await wkit.call(tool, args);
+      const ms = performance.now() - t0;
+      const rg = bare([...argv], workspace);
+      console.log(`${tool} ${JSON.stringify(args)}: toolfs ${ms.toFixed(0)} ms, bare rg ${rg.toFixed(0)} ms; held at most ${search.peak()} ${tool === "glob" ? "paths" : "matches"}`);
+      if (tool === "glob") {
+        const page = (result.content.split("\n\n")[0] ?? "").split("\n");
+        const perEntry = new Map<string, number>();
+        for (const path of page) perEntry.set(path.split("/")[0] ?? "", (perEntry.get(path.split("/")[0] ?? "") ?? 0) + 1);
+        console.log(`  page: ${[...perEntry].map(([entry, n]) => `${entry} ${n}`).join(", ")}`);
+      } else {
+        console.log(`  ${result.content.split("\n")[0] ?? ""}`);
+      }
+      console.log(`  ${footer(result)}`);
+    }
+    console.log(`  rss grew ${((process.memoryUsage().rss - rss0) / 1e6).toFixed(0)} MB over both calls (the spill is written as it comes)`);
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

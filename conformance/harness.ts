@@ -48,7 +48,54 @@ export interface Subject {
   readonly probe: Probe;
   /** The search backend serving this provider's tree, when the subject has one. */
   readonly search?: SearchBackend;
+  /** Competitors for the race group; each case that needs a hook skips a subject without it. */
+  readonly races?: RaceHooks;
   dispose(): Promise<void>;
+}
+
+/**
+ * What the race group races the provider against. Every hook works on the subject's own storage; paths are
+ * absolute, or relative to the probe's root.
+ */
+export interface RaceHooks {
+  /** A second provider over the same storage, as a second toolkit in the same process would build. */
+  sibling?(): Promise<FileSystem>;
+  /**
+   * Starts exchanging the directory at `dir` with the symlink at `link`, over and over, until stopped: from
+   * another process on a disk (`renameat2(RENAME_EXCHANGE)`), or between any two steps of a write in
+   * memory. `stop` ends it after an even number of exchanges (so `dir` is the directory again) and returns
+   * how many there were.
+   */
+  swapper?(dir: string, link: string): Promise<{ stop(): Promise<number> }>;
+  /** Starts a toolfs writer for `job` in another process, over the same storage, with a provider of the backend under test. */
+  spawn?(job: WorkerJob): Promise<RemoteWriter>;
+}
+
+/**
+ * A job for a writer in another process (run by conformance/worker.ts's `runWorkerJob`).
+ * - `append`: after `go`, `rounds` times: read `path`, append the line `<tag> <i>`, publish with
+ *   `replaceIfVersion`; then print the indices it reported applied as JSON.
+ * - `stall-staging`: stream a write of `path`, print `staged` once the first chunk is staged, then wait forever.
+ * - `stall-locked`: write `path`, print `locked` from inside the final fence check (the lock is held), then
+ *   wait forever.
+ * - `rewrite`: print `writing`, then rewrite `path` with a streamed megabyte, over and over, until killed.
+ */
+export type WorkerJob =
+  | { readonly kind: "append"; readonly path: string; readonly tag: string; readonly rounds: number }
+  | { readonly kind: "stall-staging"; readonly path: string }
+  | { readonly kind: "stall-locked"; readonly path: string }
+  | { readonly kind: "rewrite"; readonly path: string };
+
+/** A writer in another process. */
+export interface RemoteWriter {
+  /** Resolves when the writer prints `line`; rejects if it exits first. */
+  waitFor(line: string): Promise<void>;
+  /** Tells a waiting writer to start. */
+  go(): void;
+  /** The last line the writer printed, once it has exited. */
+  result(): Promise<string>;
+  /** Kills the writer with SIGKILL and waits until it is gone. */
+  kill(): Promise<void>;
 }
 
 /** Builds a fresh subject; called once per case. */

@@ -11,15 +11,19 @@
  * @module
  */
 import { abortGroup } from "./groups/abort.ts";
+import { capabilitiesGroup } from "./groups/capabilities.ts";
 import { encodingGroup } from "./groups/encoding.ts";
 import { errorsGroup } from "./groups/errors.ts";
 import { listGroup } from "./groups/list.ts";
+import { raceGroup } from "./groups/race.ts";
 import { readBytesGroup } from "./groups/read-bytes.ts";
 import { readGroup } from "./groups/read.ts";
 import { resolveGroup } from "./groups/resolve.ts";
 import { searchDifferentialGroup } from "./groups/search-differential.ts";
+import { spillGroup } from "./groups/spill.ts";
 import { statGroup } from "./groups/stat.ts";
 import { symlinksGroup } from "./groups/symlinks.ts";
+import { toolsAccessGroup } from "./groups/tools-access.ts";
 import { toolsEditGroup } from "./groups/tools-edit.ts";
 import { toolsPolicyGroup } from "./groups/tools-policy.ts";
 import { toolsReadGroup } from "./groups/tools-read.ts";
@@ -33,20 +37,26 @@ import type { CreateSubject, Harness } from "./harness.ts";
 import { type ConformanceGroup, type ConformanceOptions, type ConformanceReport, registerGroups } from "./suite.ts";
 
 export { AssertionError, assert, assertBytes, assertEquals, assertNotEquals, assertRejectsCode, assertThrowsType } from "./assert.ts";
-export type { CreateSubject, Harness, Probe, ProbeInfo, Subject } from "./harness.ts";
+export type { CreateSubject, Harness, Probe, ProbeInfo, RaceHooks, RemoteWriter, Subject, WorkerJob } from "./harness.ts";
+export { appendRounds, parseWorkerJob, runWorkerJob } from "./worker.ts";
+export type { WorkerChannel } from "./worker.ts";
 export { registerGroups } from "./suite.ts";
 export type { ConformanceCase, ConformanceGroup, ConformanceOptions, ConformanceReport, SubjectTraits } from "./suite.ts";
 export {
   abortGroup,
+  capabilitiesGroup,
   encodingGroup,
   errorsGroup,
   listGroup,
+  raceGroup,
   readBytesGroup,
   readGroup,
   resolveGroup,
   searchDifferentialGroup,
+  spillGroup,
   statGroup,
   symlinksGroup,
+  toolsAccessGroup,
   toolsEditGroup,
   toolsPolicyGroup,
   toolsReadGroup,
@@ -60,6 +70,7 @@ export {
 
 /** The provider seam's groups, in the order they run. */
 export const seamGroups: readonly ConformanceGroup[] = [
+  capabilitiesGroup,
   resolveGroup,
   statGroup,
   readGroup,
@@ -76,7 +87,10 @@ export const seamGroups: readonly ConformanceGroup[] = [
 /** The search backend's groups; their cases skip subjects without one. */
 export const searchGroups: readonly ConformanceGroup[] = [searchDifferentialGroup];
 
-/** The model-facing tools' groups: the toolkit, read, write, edit, the policy, the sandbox, glob and grep. */
+/**
+ * The model-facing tools' groups: the toolkit, read, write, edit, the policy, the sandbox, the read scope and
+ * deny list, glob and grep.
+ */
 export const toolGroups: readonly ConformanceGroup[] = [
   toolsToolkitGroup,
   toolsReadGroup,
@@ -84,11 +98,16 @@ export const toolGroups: readonly ConformanceGroup[] = [
   toolsEditGroup,
   toolsPolicyGroup,
   toolsSandboxGroup,
+  toolsAccessGroup,
   toolsSearchGroup,
+  spillGroup,
 ];
 
+/** Races against other providers, other processes and a directory swapper; cases skip subjects without the hooks. */
+export const raceGroups: readonly ConformanceGroup[] = [raceGroup];
+
 /** Every group, in the order they run. */
-export const allGroups: readonly ConformanceGroup[] = [...seamGroups, ...searchGroups, ...toolGroups];
+export const allGroups: readonly ConformanceGroup[] = [...seamGroups, ...searchGroups, ...toolGroups, ...raceGroups];
 
 /**
  * Registers the whole suite with `harness`, building a fresh subject for every case. Await it at the top

@@ -9,9 +9,10 @@ export interface ConformanceCase {
   run(subject: Subject): Promise<void>;
 }
 
-/** What a case may depend on: the provider's capabilities, and the subject's search backend by name. */
+/** What a case may depend on: the provider's capabilities, the subject's search backend by name, and its race hooks. */
 export interface SubjectTraits extends FsCapabilities {
   readonly search: string | undefined;
+  readonly races: { readonly sibling: boolean; readonly swapper: boolean; readonly spawn: boolean };
 }
 
 /** Cases about one concern, exported so an adapter author can run a single group while debugging. */
@@ -23,11 +24,14 @@ export interface ConformanceGroup {
 export interface ConformanceOptions {
   /** Prefix for every case name, such as the subject's name. */
   readonly prefix?: string;
-  /** Register only these groups (by name). */
+  /** Register only these groups (by name); a name that is no group's is a RangeError, not an empty run. */
   readonly groups?: readonly string[];
 }
 
-/** What was registered: the case names, and the cases left out with their reasons. */
+/**
+ * What was registered: the case names, and every case of the chosen groups that was not, with its reason
+ * (also handed to the harness's `skip`, when it has one). Together they are every case of those groups.
+ */
 export interface ConformanceReport {
   readonly registered: readonly string[];
   readonly skipped: readonly { readonly name: string; readonly reason: string }[];
@@ -43,8 +47,20 @@ export async function registerGroups(
   createSubject: CreateSubject,
   options?: ConformanceOptions,
 ): Promise<ConformanceReport> {
+  const known = new Set(groups.map((group) => group.name));
+  const unknown = (options?.groups ?? []).filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw new RangeError(
+      `No conformance group is named ${unknown.map((name) => JSON.stringify(name)).join(", ")}; the groups are ${[...known].join(", ")}`,
+    );
+  }
   const first = await createSubject();
-  const traits: SubjectTraits = { ...first.provider.capabilities, search: first.search?.name };
+  const races = first.races;
+  const traits: SubjectTraits = {
+    ...first.provider.capabilities,
+    search: first.search?.name,
+    races: { sibling: races?.sibling !== undefined, swapper: races?.swapper !== undefined, spawn: races?.spawn !== undefined },
+  };
   await first.dispose();
   const registered: string[] = [];
   const skipped: { name: string; reason: string }[] = [];

@@ -2,7 +2,19 @@
 // request header (system prompt and tool schemas). `npm run fixtures:update`; review the diff before committing.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { headerFiles, headerSize, inProcessAgent, recordingModel, runScenario, scenarioDir, scenarioWorkspace, templateTranscript } from "../test/acp-driver.ts";
+import {
+  codingDir,
+  codingHeaderRequest,
+  headerFiles,
+  headerSize,
+  inProcessAgent,
+  recordingModel,
+  runScenario,
+  scenarioDir,
+  scenarioWorkspace,
+  templateTranscript,
+} from "../test/acp-driver.ts";
+import { codingTree } from "../fixtures/mod.ts";
 
 const workspace = await scenarioWorkspace();
 try {
@@ -18,4 +30,16 @@ try {
   console.log(`request header: ${bytes} bytes, about ${tokens} tokens (bytes / 4)`);
 } finally {
   await workspace.dispose();
+}
+
+// The coding composition's header, as the first request of a session receives it.
+const coding = await scenarioWorkspace(codingTree);
+try {
+  const request = await codingHeaderRequest(coding.cwd);
+  for (const [name, text] of Object.entries(headerFiles(request, coding.cwd))) writeFileSync(join(codingDir, name), text);
+  const { bytes, tokens } = headerSize(request);
+  console.log(`wrote the coding header in ${codingDir}`);
+  console.log(`coding request header: ${bytes} bytes, about ${tokens} tokens (bytes / 4)`);
+} finally {
+  await coding.dispose();
 }

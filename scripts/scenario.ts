@@ -2,9 +2,9 @@
 import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { nodeProbe } from "../adapters/node/subject.ts";
-import { type FixtureTree, globSamplingTree, seedTree } from "../fixtures/mod.ts";
+import { codingTree, type FixtureTree, globSamplingTree, seedTree } from "../fixtures/mod.ts";
 
-const SCENARIOS: Record<string, FixtureTree> = { "glob-sampling": globSamplingTree };
+const SCENARIOS: Record<string, FixtureTree> = { "glob-sampling": globSamplingTree, coding: codingTree };
 
 const [name, dir] = process.argv.slice(2);
 const tree = name === undefined ? undefined : SCENARIOS[name];

@@ -16,6 +16,8 @@ import { type FixtureTree, globSamplingTree, seedTree } from "../fixtures/mod.ts
 export const root: string = fileURLToPath(new URL("..", import.meta.url));
 export const scenarioDir: string = join(root, "fixtures/acp/glob-sampling");
 export const scenarioScript: string = join(scenarioDir, "script.json");
+export const codingDir: string = join(root, "fixtures/acp/coding");
+export const codingScript: string = join(codingDir, "script.json");
 
 export type Message = Record<string, unknown>;
 export type TranscriptEntry = { readonly client: Message | string } | { readonly agent: Message };
@@ -27,6 +29,7 @@ export class NdjsonPeer {
   readonly transcript: TranscriptEntry[] = [];
   readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   readonly #waiters = new Set<{ test: (m: Message) => boolean; resolve: (m: Message) => void }>();
+  readonly #answers = new Map<string, (params: Message) => unknown>();
   readonly #ended: Promise<void>;
   #nextId = 0;
 
@@ -44,6 +47,9 @@ export class NdjsonPeer {
       for (const line of lines) {
         const message = JSON.parse(line) as Message;
         this.transcript.push({ agent: message });
+        const answer = typeof message.method === "string" && "id" in message ? this.#answers.get(message.method) : undefined;
+        const result = answer?.(message.params as Message);
+        if (result !== undefined) void this.sendLine(JSON.stringify({ jsonrpc: "2.0", id: message.id, result }));
         for (const waiter of this.#waiters) {
           if (!waiter.test(message)) continue;
           this.#waiters.delete(waiter);
@@ -63,6 +69,15 @@ export class NdjsonPeer {
     }
     this.transcript.push({ client: entry });
     await this.#writer.write(encoder.encode(`${line}\n`));
+  }
+
+  /**
+   * Answers every request the agent sends with `method` (such as session/request_permission) with `answer`'s
+   * result; a request it returns undefined for stays unanswered.
+   */
+  answer(method: string, answer: (params: Message) => unknown): this {
+    this.#answers.set(method, answer);
+    return this;
   }
 
   /** The first agent message from now on that passes `test`. */
@@ -106,13 +121,17 @@ export function nodeRuntime(): AcpAgentOptions["runtime"] {
   return { provider: (cwd) => createNodeProvider({ cwd }), search: createNodeSearchBackend({ runner }), runner };
 }
 
-/** An agent served in this process over in-memory byte streams; `done` settles once it has shut down. */
+/**
+ * An agent served in this process over in-memory byte streams; `done` settles once it has shut down. Unless
+ * told otherwise it asks no permissions: the peer answers no requests until a test sets `answer`.
+ */
 export function inProcessAgent(options: Partial<AcpAgentOptions> & { model: Model | undefined }): { peer: NdjsonPeer; done: Promise<void> } {
   const toAgent = new TransformStream<Uint8Array, Uint8Array>();
   const fromAgent = new TransformStream<Uint8Array, Uint8Array>();
   const done = serveAcp({
     composition: COMPOSITIONS["bash-glob-grep"]!,
     runtime: nodeRuntime(),
+    permissionMode: "allow-all",
     ...options,
     input: toAgent.readable,
     output: fromAgent.writable,
@@ -130,20 +149,22 @@ export function subprocessAgent(command: string, args: readonly string[]): { pee
   return { peer, child, stderr: () => stderr, exit };
 }
 
-/** How `deno run` starts the agent with least permissions for a session in `cwd`. */
-export async function denoAgentArgs(cwd: string, script: string): Promise<string[]> {
+/**
+ * How `deno run` starts the agent with least permissions: reads of the repository, node_modules and `reads`,
+ * network access to `net` (a model's host:port) when given, and the programs the tools run.
+ */
+export async function denoAgentArgs(reads: readonly string[], acpArgs: readonly string[], net?: string): Promise<string[]> {
   const { rgPath } = await import("@vscode/ripgrep");
-  const reads = [root, realpathSync(join(root, "node_modules")), cwd, script].join(",");
   return [
     "run",
     "--no-prompt",
-    `--allow-read=${reads}`,
+    `--allow-read=${[root, realpathSync(join(root, "node_modules")), ...reads].join(",")}`,
     "--allow-env=npm_config_arch",
+    ...(net === undefined ? [] : [`--allow-net=${net}`]),
     `--allow-run=${rgPath},bash,setsid,kill,ps`,
     join(root, "adapters/cli/main_deno.ts"),
     "acp",
-    "--script",
-    script,
+    ...acpArgs,
   ];
 }
 
@@ -187,6 +208,19 @@ export function recordingModel(scriptFile: string = scenarioScript): { model: Mo
   return { model: { next: (request) => (requests.push(request), scripted.next(request)) }, requests };
 }
 
+/** The request a model receives first in a `coding` session in `cwd` (default sandbox, bash offered). */
+export async function codingHeaderRequest(cwd: string, options: Partial<AcpAgentOptions> = {}): Promise<ModelRequest> {
+  const requests: ModelRequest[] = [];
+  const model: Model = { next: async (request) => (requests.push(request), { text: "ok", toolCalls: [] }) };
+  const { peer, done } = inProcessAgent({ composition: COMPOSITIONS.coding!, ...options, model });
+  await peer.request("initialize", { protocolVersion: 1 });
+  const created = await peer.request("session/new", { cwd, mcpServers: [] });
+  await peer.request("session/prompt", { sessionId: (created.result as { sessionId: string }).sessionId, prompt: [{ type: "text", text: "hi" }] });
+  await peer.close();
+  await done;
+  return requests[0]!;
+}
+
 /** The pinned header files' text, from the first request a model received in a session in `cwd`. */
 export function headerFiles(request: ModelRequest, cwd: string): { "system-prompt.expected.md": string; "tool-schemas.expected.json": string } {
   return {
@@ -202,9 +236,9 @@ export function headerSize(request: ModelRequest): { bytes: number; tokens: numb
   return { bytes, tokens: Math.round(bytes / 4) };
 }
 
-/** Throws a unified diff when `actual` differs from the pinned file `name` in the scenario directory. */
-export function expectPinned(name: string, actual: string): void {
-  const file = join(scenarioDir, name);
+/** Throws a unified diff when `actual` differs from the pinned file `name` in the scenario directory `dir`. */
+export function expectPinned(name: string, actual: string, dir: string = scenarioDir): void {
+  const file = join(dir, name);
   let expected: string;
   try {
     expected = readFileSync(file, "utf8");

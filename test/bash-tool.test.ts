@@ -2,7 +2,7 @@
 // processes are test/bash-cases.ts.
 import { describe, expect, test } from "vitest";
 import { createMemoryProvider } from "../adapters/memory/mod.ts";
-import { createToolkit, type ProcessRunner, type ProcessSpec } from "../core/mod.ts";
+import { bashOffer, createToolkit, type ProcessRunner, type ProcessSpec } from "../core/mod.ts";
 
 function scripted(output = "", exitCode = 0) {
   const specs: ProcessSpec[] = [];
@@ -45,12 +45,80 @@ describe("bash", () => {
     expect([without.error?.code, without.content]).toEqual(["TOOL_FAILED", "bash is not available in this toolkit: no process runner was configured"]);
   });
 
-  test("bash runs outside the fence: a confining sandbox leaves it out, and refuses it when listed", () => {
+  test("without OS confinement, a confining sandbox or a deny list leaves bash out, says why, and refuses it when listed", async () => {
     const { runner } = scripted();
     const sandboxed = createToolkit({ fs: fs(), runner, sandbox: { mode: "workspace-write" } });
     expect(sandboxed.definitions.map((d) => d.name)).toEqual(["read", "write", "edit"]);
-    expect(() => createToolkit({ fs: fs(), runner, tools: ["bash"], sandbox: { mode: "read-only" } })).toThrow(/outside the sandbox fence/);
+    expect(sandboxed.withheld.bash).toMatch(/^bash is not available: its commands cannot be held to the workspace-write sandbox here \(no OS confinement/);
+    const asked = await sandboxed.call("bash", { command: "ls" });
+    expect([asked.error?.code, asked.content]).toEqual(["TOOL_UNKNOWN", `${sandboxed.withheld.bash}; available: read, write, edit`]);
+    expect(() => createToolkit({ fs: fs(), runner, tools: ["bash"], sandbox: { mode: "read-only" } })).toThrow(/cannot be held to the read-only sandbox/);
+    const missing = { kind: "bubblewrap", available: false, program: "bwrap", reason: "bubblewrap (bwrap) is not installed" } as const;
+    expect(bashOffer({ mode: "read-only", confinement: missing })).toEqual({
+      offered: false,
+      reason: "bash is not available: its commands cannot be held to the read-only sandbox here (bubblewrap (bwrap) is not installed)",
+    });
+    expect(bashOffer({ mode: "full-access", deny: [".env"], confinement: missing }).offered).toBe(false);
+    expect(bashOffer({ mode: "full-access", readScope: "workspace" })).toMatchObject({ offered: false, reason: expect.stringContaining("the workspace read scope") });
+    expect(bashOffer({ mode: "full-access" })).toEqual({ offered: true, confined: false });
+    expect(bashOffer(undefined)).toEqual({ offered: true, confined: false });
     expect(createToolkit({ fs: fs(), runner, sandbox: { mode: "full-access" } }).definitions.map((d) => d.name)).toContain("bash");
+  });
+
+  test("with OS confinement, bash is offered under every mode and each command runs inside bubblewrap", async () => {
+    const { runner, specs } = scripted("ok\n");
+    const confinement = { kind: "bubblewrap", available: true, program: "/usr/bin/bwrap" } as const;
+    const volume = { "a.txt": "x", ".git/config": "[core]\n", "keys/id": "k", "sub/.env": "e" };
+    for (const mode of ["read-only", "workspace-write", "full-access"] as const) {
+      expect(bashOffer({ mode, confinement })).toEqual({ offered: true, confined: mode !== "full-access" });
+      const kit = createToolkit({
+        fs: createMemoryProvider({ cwd: "/ws", files: volume }),
+        runner,
+        sandbox: { mode, confinement, deny: ["keys", ".env"], writableRoots: ["/tmp"] },
+      });
+      expect(kit.definitions.map((d) => d.name)).toContain("bash");
+      expect((await kit.call("bash", { command: "ls" })).content).toBe("ok\n[exit code: 0]");
+    }
+    // bubblewrap is started by a small bash launcher that hands it the seccomp filter on fd 3 when the command
+    // has no network (full-access keeps it by default).
+    const [readOnly, workspaceWrite, fullAccess] = specs.map((spec, i) => {
+      const filtered = i < 2;
+      expect([spec.command, spec.args![2], spec.args![3] !== "", spec.args![4]]).toEqual(["bash", "toolfs-confine", filtered, "/usr/bin/bwrap"]);
+      if (filtered) expect(spec.args!.slice(5, 7)).toEqual(["--seccomp", "3"]);
+      return { args: spec.args!.slice(filtered ? 7 : 5), cwd: spec.cwd };
+    });
+    const tail = ["--ro-bind", "/dev/null", "/ws/sub/.env", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--die-with-parent", "--cap-drop", "ALL", "--chdir", "/ws", "--", "bash", "-c", "ls"];
+    const masks = ["--perms", "0000", "--tmpfs", "/ws/keys", "--remount-ro", "/ws/keys"];
+    expect([readOnly!.args, readOnly!.cwd]).toEqual([["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", ...masks, ...tail], "/ws"]);
+    // /tmp does not exist in this volume, so only the workspace is bound; .git exists and is bound read-only again.
+    expect(workspaceWrite!.args).toEqual(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", "/ws", "/ws", "--ro-bind", "/ws/.git", "/ws/.git", ...masks, ...tail]);
+    expect(fullAccess!.args).toEqual(["--bind", "/", "/", "--dev", "/dev", "--proc", "/proc", ...masks, ...tail.filter((arg) => arg !== "--unshare-net")]);
+  });
+
+  test("the description and the guidance say what a confined bash may do, and only that", () => {
+    const confinement = { kind: "bubblewrap", available: true, program: "bwrap" } as const;
+    const kit = createToolkit({
+      fs: fs(),
+      runner: scripted().runner,
+      tools: ["bash"],
+      sandbox: { mode: "workspace-write", confinement, writableRoots: ["/tmp"], protectedPaths: ["dist"], readScope: "workspace", readableRoots: ["/docs"], deny: [".env"], network: true },
+    });
+    const said =
+      "sandboxed: files can be written only in /ws, /tmp (not in .git, dist); only /ws, /tmp, /docs, the system directories are visible; " +
+      'paths matching ".env" are hidden; the network is reachable.';
+    expect(kit.definitions[0]!.description).toContain(`Commands run ${said}`);
+    expect(kit.guidance).toContain(`bash commands run ${said}`);
+    const readOnly = createToolkit({ fs: fs(), runner: scripted().runner, tools: ["bash"], sandbox: { mode: "read-only", confinement } });
+    expect(readOnly.definitions[0]!.description).toContain("Commands run sandboxed: no file can be written; there is no network.");
+  });
+
+  test("under the workspace read scope, a command cannot start in a directory outside it", async () => {
+    const { runner, specs } = scripted();
+    const confinement = { kind: "bubblewrap", available: true, program: "bwrap" } as const;
+    const kit = createToolkit({ fs: fs(), runner, tools: ["bash"], sandbox: { mode: "read-only", confinement, readScope: "workspace" } });
+    const result = await kit.call("bash", { command: "ls" }, { cwd: "/etc" });
+    expect(result.error?.code).toBe("FS_SANDBOX_DENIED");
+    expect(specs).toEqual([]);
   });
 
   test("a default timeout above the maximum is a configuration error", () => {

@@ -132,3 +132,29 @@ export function registerProcessCases(test: Register, runner: ProcessRunner, pref
     assert(isProcessError(missing, "PROCESS_NOT_FOUND") || isProcessError(missing, "PROCESS_PERMISSION_DENIED"), `missing program: ${String(missing)}`);
   });
 }
+
+/**
+ * Cases for a runner that can list no processes (no /proc, no ps: macOS for Node, a Deno without `ps` or a
+ * read grant for /proc). A stop must still reach the whole tree through its process group, and the group's
+ * liveness must come from probing it, not from the child alone: without that, a grandchild that ignores
+ * SIGTERM outlives its parent.
+ */
+export function registerTablelessCases(test: Register, runner: ProcessRunner, prefix: string): void {
+  const name = (text: string) => `${prefix} process runner without a process table: ${text}`;
+
+  test(name("a timeout stops the whole tree, killing what ignores SIGTERM after the grace"), async () => {
+    const out = lines();
+    const result = await runner.run({ command: "bash", args: ["-c", TREE], stdout: out.sink, timeoutMs: 1000, graceMs: 200 });
+    assertEquals(result.stopReason, "timeout", "stop reason");
+    assertEquals(out.seen.length, 3, "pids printed");
+    assertEquals(await survivors(runner, out.seen), [], "survivors");
+  });
+
+  test(name("descendants left running by a program that exited are stopped too"), async () => {
+    const out = lines();
+    const script = "(trap '' TERM; exec sleep 1000) & echo $!; sleep 1000 & echo $!; exit 0";
+    const result = await runner.run({ command: "bash", args: ["-c", script], stdout: out.sink, graceMs: 200 });
+    assertEquals([result.exitCode, result.forced], [0, true], "exit code, forced");
+    assertEquals(await survivors(runner, out.seen), [], "survivors");
+  });
+}

@@ -1,15 +1,19 @@
 // The README's promises, run: the usage example works as printed, and the one-line node:test binding of the
 // conformance suite registers and passes cases.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test } from "vitest";
+import { createNodeProcessRunner } from "../adapters/node/mod.ts";
+import { detectBubblewrap } from "../core/mod.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const readme = readFileSync(join(root, "README.md"), "utf8");
 const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+const libraryBlock = blocks.find((b) => b.includes("createToolkit, decodeText"))!;
+const bindingBlock = blocks.find((b) => b.includes("runConformance"))!;
 
 function runModule(source: string, name: string): string {
   // Inside the repository so `toolfs/...` resolves to this package (self-reference through its exports).
@@ -28,7 +32,7 @@ test("the README's usage example runs as printed", () => {
   const workspace = mkdtempSync(join(tmpdir(), "toolfs-readme-"));
   try {
     writeFileSync(join(workspace, "notes.txt"), "first line\n");
-    const example = blocks[0]!.replace("/path/to/workspace", workspace);
+    const example = libraryBlock.replace("/path/to/workspace", workspace);
     const output = runModule(example, "readme-example.ts");
     expect(readFileSync(join(workspace, "notes.txt"), "utf8")).toBe("first line\none more line\n");
     expect(output).toContain("[ 'read', 'write', 'edit' ] 1: first line\n2: one more line\n\n(End of file: 2 lines.)");
@@ -46,9 +50,31 @@ test("the README's first command runs the CLI on this directory", () => {
   expect(output).toContain("Continue with offset=13.");
 });
 
+test("the README's sandboxed bash line lists the workspace and reports both writes refused, where bubblewrap works", async (context) => {
+  const line = /^npx (toolfs bash '.+?' --sandbox workspace-write)\s+#/m.exec(readme)?.[1];
+  expect(line).toBeDefined();
+  const confinement = await detectBubblewrap(createNodeProcessRunner());
+  if (!confinement.available) return context.skip(confinement.reason);
+  const outside = ["/etc/x", join(homedir(), "y")];
+  // Were confinement broken, the command would create these: they must not exist before, and never after.
+  expect(outside.filter((path) => existsSync(path))).toEqual([]);
+  const workspace = mkdtempSync(join(tmpdir(), "toolfs-readme-"));
+  try {
+    writeFileSync(join(workspace, "listed.txt"), "x\n");
+    const args = line!.slice("toolfs ".length).match(/'[^']*'|\S+/g)!.map((a) => a.replace(/^'|'$/g, ""));
+    const output = execFileSync(process.execPath, [join(root, "dist/cli.js"), ...args, "--root", workspace], { encoding: "utf8" });
+    expect(output).toContain("touch: cannot touch '/etc/x': Read-only file system");
+    expect(output).toContain(`${join(homedir(), "y")}: Read-only file system`);
+    expect(output).toContain("listed.txt\n[exit code: 0]");
+  } finally {
+    for (const path of outside) rmSync(path, { force: true });
+    rmSync(workspace, { recursive: true, force: true });
+  }
+});
+
 test("the README's node:test binding runs the suite", () => {
-  const binding = blocks[1]!.split("\n").find((line) => line.includes('from "node:test"'))!;
-  const call = blocks[1]!.split("\n").find((line, i, all) => i > 0 && all[i - 1] === binding)!;
+  const binding = bindingBlock.split("\n").find((line) => line.includes('from "node:test"'))!;
+  const call = bindingBlock.split("\n").find((line, i, all) => i > 0 && all[i - 1] === binding)!;
   const source = [
     'import { runConformance } from "toolfs/conformance";',
     binding,

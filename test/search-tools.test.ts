@@ -2,7 +2,7 @@
 // backends are held to ripgrep by the conformance suite; here the backend's answers are fixed.
 import { describe, expect, test } from "vitest";
 import { createMemoryProvider } from "../adapters/memory/mod.ts";
-import type { FilesRequest, GrepFile, GrepRequest, SearchBackend } from "../core/search/backend.ts";
+import type { FilesRequest, GrepEvent, GrepFile, GrepRequest, ResultSink, SearchBackend, StreamOutcome } from "../core/search/backend.ts";
 import { SearchError } from "../core/search/errors.ts";
 import { createMemorySpillStore, type SpillStore } from "../core/spill/mod.ts";
 import { createToolkit } from "../core/tools/toolkit.ts";
@@ -50,8 +50,9 @@ describe("glob", () => {
       noIgnore: true,
       sort: { by: "modified" },
       timeoutMs: 30_000,
-      maxOutputBytes: 20_000_000,
     });
+    // Results are streamed and only the page is kept, so the search has no raw-output budget to overflow.
+    expect(requests[0]).not.toHaveProperty("maxOutputBytes");
     expect((requests[0] as FilesRequest).globs?.map((g) => g.glob)).toEqual([
       "*.ts",
       ...[".git", ".svn", ".hg", ".bzr", ".jj", ".sl"].flatMap((v) => [`!${v}`, `!${v}/**`]),
@@ -171,13 +172,14 @@ describe("grep", () => {
   test("matches come grouped by file with line numbers", async () => {
     const { backend, requests } = scripted({ files });
     const result = await kit(backend).call("grep", { pattern: "alpha" });
-    expect(result.content).toBe("Found 3 matches in 2 files.\n\nsrc/a.ts\n  3: const alpha = 1;\n  9: alpha();\n\ndocs/b.md\n  1: alpha and omega");
+    // Files in path order, whatever order the backend found them in (ripgrep's threads keep none).
+    expect(result.content).toBe("Found 3 matches in 2 files.\n\ndocs/b.md\n  1: alpha and omega\n\nsrc/a.ts\n  3: const alpha = 1;\n  9: alpha();");
     expect(requests[0]).toMatchObject({ cwd: "/ws", pattern: "alpha" });
     expect(result.meta).toEqual({
       shape: "matches",
       files: [
-        { path: "src/a.ts", matches: [{ lineNumber: 3, line: "const alpha = 1;" }, { lineNumber: 9, line: "alpha();" }] },
         { path: "docs/b.md", matches: [{ lineNumber: 1, line: "alpha and omega" }] },
+        { path: "src/a.ts", matches: [{ lineNumber: 3, line: "const alpha = 1;" }, { lineNumber: 9, line: "alpha();" }] },
       ],
       truncated: false,
       total: 3,
@@ -197,6 +199,23 @@ describe("grep", () => {
     const result = await kit(backend).call("grep", { pattern: "." });
     expect(result.content).toContain(`  1: ${"é".repeat(1000)} … [line cut at 2000 bytes]\n`);
     expect(result.content).toContain("  2: [this line is not valid UTF-8; read the file to see it]");
+  });
+
+  test("the page is the first matches in path order: a later-found file that sorts first displaces the tail", async () => {
+    const spill = createMemorySpillStore();
+    const many = (path: string, from: number, count: number) => ({
+      path,
+      lines: Array.from({ length: count }, (_, i) => line(from + i, `${path} ${from + i}`)),
+    });
+    // Found in this order (as ripgrep's threads might); in path order b/ comes before c.ts, and a.ts first.
+    const { backend } = scripted({ files: [many("c.ts", 1, 200), many("b/x.ts", 1, 100), many("a.ts", 1, 30), many("d.ts", 1, 5)] });
+    const result = await kit(backend, { spill }).call("grep", { pattern: "." });
+    const groups = result.content.split("\n").filter((l) => /^[a-z]/.test(l) && !l.startsWith("Found"));
+    expect(groups).toEqual(["a.ts", "b/x.ts", "c.ts"]);
+    expect(result.content).toContain("  120: c.ts 120\n\n(All 335 matches are in spill:grep/1;");
+    expect(result.content).not.toContain("c.ts 121");
+    // The spill keeps the order the backend found them in.
+    expect(spill.get("spill:grep/1")?.split("\n").filter((l) => /^[a-z]/.test(l))).toEqual(["c.ts", "b/x.ts", "a.ts", "d.ts"]);
   });
 
   test("over 250 matches: the first 250 inline, all of them spilled", async () => {
@@ -248,5 +267,181 @@ describe("grep", () => {
       const result = await toolkit.call(tool, args);
       expect([result.error?.code, result.content]).toEqual(["SEARCH_FAILED", expect.stringContaining("no search backend")]);
     }
+  });
+});
+
+// A backend that streams what `paths` and `events` produce, one item at a time, as a real one does, and never
+// builds a whole result (asking it for one fails). It reads what the tool's sink holds after every push.
+function streaming(options: { paths?: () => Iterable<string>; events?: () => Iterable<GrepEvent> }) {
+  const seen = { items: 0, peakHeld: 0, stopped: false, waited: 0 };
+  const watch = async <T>(items: Iterable<T>, sink: ResultSink<T>): Promise<StreamOutcome> => {
+    for (const item of items) {
+      seen.items++;
+      const verdict = sink.push(item);
+      // Often enough to see any growth with the input (a leak would show by the first thousand items).
+      if (seen.items % 1000 === 1 || verdict === "stop") seen.peakHeld = Math.max(seen.peakHeld, held(sink));
+      if (verdict === "stop") {
+        seen.stopped = true;
+        return { problems: [], stopped: true };
+      }
+      const wait = sink.ready?.();
+      if (wait) {
+        seen.waited++;
+        await wait;
+      }
+    }
+    seen.peakHeld = Math.max(seen.peakHeld, held(sink));
+    return { problems: [], stopped: false };
+  };
+  const backend: SearchBackend = {
+    name: "streaming",
+    files: () => Promise.reject(new Error("the whole result was asked for")),
+    grep: () => Promise.reject(new Error("the whole result was asked for")),
+    streamFiles: (_request, sink) => watch(options.paths?.() ?? [], sink),
+    streamGrep: (_request, sink) => watch(options.events?.() ?? [], sink),
+  };
+  return { backend, seen };
+}
+
+// What the tool's consumer holds, by its own count (the test fails if it stops reporting one).
+function held(sink: object): number {
+  const count = (sink as { held?: unknown }).held;
+  if (typeof count !== "number") throw new Error("the sink does not report what it holds");
+  return count;
+}
+
+function* manyPaths(count: number, entries: number): Generator<string> {
+  for (let i = 0; i < count; i++) yield `e${i % entries}/f${i}`;
+}
+
+function* manyMatches(count: number, perFile: number): Generator<GrepEvent> {
+  for (let i = 0; i < count; i++) {
+    const path = `dir${Math.floor(i / perFile) % 10}/file${Math.floor(i / perFile)}.ts`;
+    yield { type: "line", path, line: line(i + 1, `function f${i}() {}\n`) };
+    if ((i + 1) % perFile === 0 || i + 1 === count) yield { type: "end", path };
+  }
+}
+
+describe("results of any size", () => {
+  test("glob over a million paths answers the sampled page and spills them all, holding only what the page needs", async () => {
+    const spill = createMemorySpillStore();
+    const { backend, seen } = streaming({ paths: () => manyPaths(1_000_000, 125_000) });
+    const result = await kit(backend, { spill, globMaxResults: 100 }).call("glob", { pattern: "*" });
+    expect(result.isError).toBe(false);
+    const [page, footer] = result.content.split("\n\n");
+    expect(page?.split("\n")).toEqual(Array.from({ length: 100 }, (_, i) => `e${i}/f${i}`));
+    expect(footer).toBe(
+      "(Showing 100 of 1000000 paths: a sample across 100 of 125000 top-level entries, not the oldest 100; narrow path to one entry " +
+        "to list it whole. The full list, oldest first, is in spill:glob/1; ask the host for it; the tools cannot open it.)",
+    );
+    const spilled = spill.get("spill:glob/1") ?? "";
+    expect([spilled.length, spilled.startsWith("e0/f0\ne1/f1\n"), spilled.endsWith("e124999/f999999\n")]).toEqual([
+      [...manyPaths(1_000_000, 125_000)].reduce((n, p) => n + p.length + 1, 0),
+      true,
+      true,
+    ]);
+    // The head and the sampler's per-entry paths (at most four times the page): not the million.
+    expect(seen.peakHeld).toBeLessThanOrEqual(100 + 4 * 100);
+  });
+
+  test("grep over a million matches answers the first page and spills the rest, holding only the page", async () => {
+    const spill = createMemorySpillStore();
+    const { backend, seen } = streaming({ events: () => manyMatches(1_000_000, 100) });
+    const result = await kit(backend, { spill }).call("grep", { pattern: "function" });
+    expect(result.content.split("\n")[0]).toBe("Found 1000000 matches in 10000 files; showing the first 250 (in 3 files).");
+    // The first 250 in path order: dir0's files sort as file0, file10, file100, ...
+    const page = result.content.split("\n").filter((l) => l.startsWith("dir"));
+    expect(page).toEqual(["dir0/file0.ts", "dir0/file10.ts", "dir0/file100.ts"]);
+    expect(result.content).toMatch(/\n {2}10050: function f10049\(\) \{\}\n\n\(All 1000000 matches are in spill:grep\/1; /);
+    const spilled = spill.get("spill:grep/1") ?? "";
+    expect(spilled.startsWith("dir0/file0.ts\n  1: function f0() {}\n  2: function f1() {}\n")).toBe(true);
+    expect(spilled.endsWith("\n\ndir9/file9999.ts\n  999901: function f999900() {}\n") || spilled.endsWith("  1000000: function f999999() {}\n")).toBe(true);
+    expect(spilled.split("\n").filter((l) => l.startsWith("  ")).length).toBe(1_000_000);
+    expect(seen.peakHeld).toBeLessThanOrEqual(250);
+  });
+
+  test("the spill limit stops the search; the footer says how many were seen and that it is a lower bound", async () => {
+    const spill = createMemorySpillStore();
+    const glob = streaming({ paths: () => manyPaths(10_000, 3) });
+    const toolkit = createToolkit({ fs: createMemoryProvider({ cwd: "/ws" }), search: glob.backend, spill, limits: { globMaxResults: 4, spillBytes: 100 } });
+    const listed = await toolkit.call("glob", { pattern: "*" });
+    // Each line is 6 to 7 bytes: the list passes 100 bytes at its 16th path, and the search stops there.
+    expect([glob.seen.stopped, glob.seen.items]).toEqual([true, 16]);
+    expect(listed.content).toBe(
+      "e0/f0\ne0/f3\ne1/f1\ne2/f2\n\n(Showing 4 of at least 16 paths: a sample across 3 of at least 3 top-level entries, not the oldest 4. " +
+        "The search stopped once the full list passed 100 bytes; its first 16 paths, oldest first, are in spill:glob/1; ask the host " +
+        "for it; the tools cannot open it. Narrow pattern or path to list the rest.)",
+    );
+    expect(spill.get("spill:glob/1")).toBe(`${[...manyPaths(16, 3)].join("\n")}\n`);
+    expect(listed.meta).toMatchObject({ total: 16, lowerBound: true, truncated: true });
+
+    const grep = streaming({ events: () => manyMatches(10_000, 5) });
+    const few = createToolkit({ fs: createMemoryProvider({ cwd: "/ws" }), search: grep.backend, spill, limits: { grepMaxMatches: 2, spillBytes: 100 } });
+    const found = await few.call("grep", { pattern: "function" });
+    expect(grep.seen.stopped).toBe(true);
+    expect(found.content.split("\n")[0]).toBe("Found at least 4 matches in at least 1 file; showing the first 2 (in 1 file).");
+    expect(found.content).toContain("The search stopped once the full list passed 100 bytes; its first 4 matches are in spill:grep/2;");
+    expect(spill.get("spill:grep/2")).toBe("dir0/file0.ts\n  1: function f0() {}\n  2: function f1() {}\n  3: function f2() {}\n  4: function f3() {}\n");
+  });
+
+  test("without a store nothing stops the search: the page and exact counts, and no list is claimed", async () => {
+    const { backend, seen } = streaming({ paths: () => manyPaths(50_000, 7) });
+    const result = await kit(backend, { globMaxResults: 10 }).call("glob", { pattern: "*" });
+    expect(seen.stopped).toBe(false);
+    expect(result.content).toMatch(/\n\n\(Showing 10 of 50000 paths: a sample across all 7 top-level entries, not the oldest 10\. Narrow pattern or path to see the rest\.\)$/);
+  });
+
+  test("a store that fails part-way loses the list, not the answer: the counts stay exact", async () => {
+    let written = 0;
+    const failing: SpillStore = {
+      save: () => Promise.reject(new Error("unused")),
+      begin: () => ({
+        get size() {
+          return written;
+        },
+        write: (text) => void (written += text.length),
+        ready: () => undefined,
+        finish: () => Promise.reject(new Error("disk full")),
+        abort: async () => undefined,
+      }),
+    };
+    const { backend } = streaming({ paths: () => manyPaths(1000, 2) });
+    const result = await kit(backend, { spill: failing }).call("glob", { pattern: "*" });
+    expect(result.content).toMatch(/\(Showing 4 of 1000 paths: a sample across all 2 top-level entries, not the oldest 4\. The full list could not be saved; /);
+  });
+
+  test("a store that falls behind holds the search back", async () => {
+    let release!: () => void;
+    const slow = new Promise<void>((resolve) => (release = resolve));
+    let behind = true;
+    const store: SpillStore = {
+      save: () => Promise.reject(new Error("unused")),
+      begin: () => ({
+        size: 0,
+        write: () => undefined,
+        ready: () => (behind ? slow : undefined),
+        finish: async () => ({ locator: "slow", hint: "it was slow" }),
+        abort: async () => undefined,
+      }),
+    };
+    const { backend, seen } = streaming({ paths: () => manyPaths(100, 2) });
+    const call = kit(backend, { spill: store }).call("glob", { pattern: "*" });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect([seen.items, seen.waited]).toEqual([5, 1]);
+    behind = false;
+    release();
+    expect((await call).content).toContain("The full list, oldest first, is in slow; it was slow.");
+    expect(seen.items).toBe(100);
+  });
+
+  test("a backend without streaming is replayed into the same bounded consumer", async () => {
+    const spill = createMemorySpillStore();
+    const { backend } = scripted({ paths: [...manyPaths(5000, 3)] });
+    const result = await kit(backend, { spill, globMaxResults: 3 }).call("glob", { pattern: "*" });
+    expect(result.content).toBe(
+      "e0/f0\ne1/f1\ne2/f2\n\n(Showing 3 of 5000 paths: a sample across all 3 top-level entries, not the oldest 3. The full list, oldest " +
+        "first, is in spill:glob/1; ask the host for it; the tools cannot open it.)",
+    );
+    expect(spill.get("spill:glob/1")?.split("\n").length).toBe(5001);
   });
 });

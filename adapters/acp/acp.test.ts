@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { type SearchBackend, SearchError } from "../../core/mod.ts";
+import { detectBubblewrap, type SearchBackend, SearchError } from "../../core/mod.ts";
 import {
   expectPinned,
   headerFiles,
@@ -250,6 +250,38 @@ describe("scripts and metadata", () => {
 
   test("the agent reports package.json's version", () => {
     expect(AGENT_VERSION).toBe(JSON.parse(readFileSync(join(root, "package.json"), "utf8")).version);
+  });
+
+  test("under a sandbox, bash is left out where it cannot be confined (logged once), and runs confined where it can", async () => {
+    const lines: string[] = [];
+    const requests: string[][] = [];
+    const model: Model = { next: async (request) => (requests.push(request.tools.map((t) => t.name)), { text: "done", toolCalls: [] }) };
+    const missing = { kind: "bubblewrap", available: false, program: "bwrap", reason: "bubblewrap (bwrap) is not installed" } as const;
+    const withheld = inProcessAgent({ model, log: (line) => lines.push(line), sandbox: { mode: "workspace-write", confinement: missing } });
+    await withheld.peer.request("initialize", { protocolVersion: 1 });
+    for (let i = 0; i < 2; i++) {
+      const created = await withheld.peer.request("session/new", { cwd: workspace.cwd, mcpServers: [] });
+      const sessionId = (created.result as { sessionId: string }).sessionId;
+      await withheld.peer.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
+    }
+    expect(requests).toEqual([["glob", "grep"], ["glob", "grep"]]);
+    expect(lines).toEqual([
+      "toolfs acp: bash is not available: its commands cannot be held to the workspace-write sandbox here (bubblewrap (bwrap) is not installed)",
+    ]);
+    await withheld.peer.close();
+    await withheld.done;
+
+    const confinement = await detectBubblewrap(createNodeProcessRunner());
+    if (!confinement.available) return;
+    const marker = `toolfs-acp-${process.pid}`;
+    const confined = await session(scripted({ turns: [bashTurn(`touch /etc/${marker}; ls`), { text: "ok" }] }), {
+      sandbox: { mode: "workspace-write", confinement },
+    });
+    await confined.prompt();
+    const result = updates(confined.peer.transcript).find((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
+    expect(JSON.stringify(result)).toContain(`cannot touch '/etc/${marker}': Read-only file system`);
+    await confined.peer.close();
+    await confined.done;
   });
 
   test("ignored MCP servers are logged, on the log and not the wire", async () => {

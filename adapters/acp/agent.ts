@@ -3,17 +3,24 @@
 // process runner arrive through AcpRuntime, and the transport through serveAcp's streams.
 import * as acp from "@agentclientprotocol/sdk";
 import {
+  applyEdit,
+  type ApprovalOutcome,
+  type ApprovalRequest,
   createToolkit,
+  decodeText,
   type FileSystem,
   isAbsolutePath,
   type ProcessRunner,
   resolvePath,
+  type SandboxOptions,
   type SearchBackend,
   type Toolkit,
   type ToolResult,
 } from "../../core/mod.ts";
-import { type Composition, type RequestHeader, requestHeader } from "./composition.ts";
+import { type Composition, type RequestHeader, requestHeader, sessionTools } from "./composition.ts";
+import { type BudgetState, DEFAULT_TOKENS_PER_BYTE, fitContext, requestBytes } from "./context.ts";
 import { type Model, ModelError, type ModelMessage, type ModelToolCall } from "./model.ts";
+import { asks, decide, type Decision, guardedKind, type PermissionKind, type PermissionMode, permissionOptions, refusalText } from "./permissions.ts";
 
 /** The version the agent reports in `agentInfo`; kept equal to package.json's by a test. */
 export const AGENT_VERSION = "0.1.0";
@@ -35,6 +42,15 @@ export interface AcpAgentOptions {
   readonly log?: (line: string) => void;
   /** Model requests one prompt may make before it stops with `max_turn_requests`; default 64. */
   readonly maxTurnRequests?: number;
+  /** Which write, edit and bash calls are put to the user first; default `ask` (all of them). */
+  readonly permissionMode?: PermissionMode;
+  /**
+   * The sandbox every session's tools run under (each session's cwd is its workspace). Without one, writes may
+   * go anywhere the process may write. Under a confining mode, a deny list or the workspace read scope, bash
+   * runs confined by `sandbox.confinement`, or is not offered (see bashUnder); a refused write may be retried
+   * with wider access the user approves.
+   */
+  readonly sandbox?: Omit<SandboxOptions, "workspaceRoot" | "approve">;
 }
 
 /** One agent app, for one connection. */
@@ -44,26 +60,57 @@ export interface AcpAgent {
   close(): Promise<void>;
 }
 
-interface Session {
+interface Session extends BudgetState {
   readonly id: string;
   readonly cwd: string;
+  readonly fs: FileSystem;
   readonly toolkit: Toolkit;
   readonly header: RequestHeader;
   readonly history: ModelMessage[];
+  /** Answers the user gave with "always", per kind of call. */
+  readonly remembered: Map<PermissionKind, "allow" | "reject">;
   /** The running prompt turn: aborting it cancels the turn and the tool call in flight. */
   turn: { readonly controller: AbortController; readonly done: Promise<unknown> } | undefined;
+  /** The client of the running turn and its tool call, for escalation requests raised inside the toolkit. */
+  asking: { readonly client: acp.AgentContext; readonly callId: string } | undefined;
 }
 
 type Update = (update: acp.SessionUpdate) => Promise<void>;
 
+interface Turn {
+  readonly session: Session;
+  readonly model: Model;
+  readonly update: Update;
+  readonly client: acp.AgentContext;
+  readonly signal: AbortSignal;
+  readonly mode: PermissionMode;
+  readonly log: (line: string) => void;
+}
+
+/** Token counts of one prompt turn, summed over its model requests. */
+interface TurnUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cachedReadTokens: number;
+  /** The last request's input plus output: what the conversation now fills of the window. */
+  inContext: number;
+  reported: boolean;
+}
+
 const KINDS: Readonly<Record<string, acp.ToolKind>> = { bash: "execute", glob: "search", grep: "search", read: "read", write: "edit", edit: "edit" };
+
+// Files larger than this are not loaded to show a diff; the tool's own result text stands in.
+const DIFF_MAX_BYTES = 1024 * 1024;
 
 /** Builds the agent app; connect it to one client (`serveAcp` does that over a byte stream). */
 export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
   const { composition, runtime } = options;
   const log = options.log ?? (() => {});
   const maxTurnRequests = options.maxTurnRequests ?? 64;
+  const mode = options.permissionMode ?? "ask";
   const sessions = new Map<string, Session>();
+  const offered = sessionTools(composition, options.sandbox);
+  for (const note of offered.notes) log(`toolfs acp: ${note}`);
 
   const close = async (): Promise<void> => {
     const running = [...sessions.values()].flatMap((s) => (s.turn ? [s.turn] : []));
@@ -93,16 +140,30 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
       const info = await fs.stat(await fs.resolve(cwd));
       if (info?.type !== "directory") throw acp.RequestError.invalidParams({ cwd }, `cwd ${JSON.stringify(cwd)} is not a directory`);
       if (params.mcpServers.length > 0) log(`toolfs acp: ignoring ${params.mcpServers.length} MCP server(s); this agent offers only its own tools`);
+      const id = crypto.randomUUID();
+      const approve = (request: ApprovalRequest) => approveEscalation(request, sessions.get(id), log);
       const toolkit = createToolkit({
         fs,
         workspace: cwd,
-        tools: composition.tools,
+        tools: offered.tools,
         limits: composition.limits,
         search: runtime.search,
         runner: runtime.runner,
+        ...(options.sandbox ? { sandbox: { ...options.sandbox, writableRoots: options.sandbox.writableRoots ?? [], approve } } : {}),
       });
-      const id = crypto.randomUUID();
-      sessions.set(id, { id, cwd, toolkit, header: requestHeader(composition, toolkit, cwd), history: [], turn: undefined });
+      sessions.set(id, {
+        id,
+        cwd,
+        fs,
+        toolkit,
+        header: requestHeader(composition, toolkit, cwd, offered.notes),
+        history: [],
+        remembered: new Map(),
+        elided: new WeakSet(),
+        tokensPerByte: DEFAULT_TOKENS_PER_BYTE,
+        turn: undefined,
+        asking: undefined,
+      });
       return { sessionId: id };
     })
     .onRequest(acp.methods.agent.session.prompt, async ({ params, client, signal }) => {
@@ -111,13 +172,21 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
       if (session.turn) throw acp.RequestError.invalidRequest({ sessionId: session.id }, "a prompt is already running in this session");
       const text = promptText(params.prompt);
       const model = options.model;
-      if (!model) throw acp.RequestError.internalError({ code: "MODEL_UNAVAILABLE" }, "no model is configured; start the agent with --script FILE");
+      if (!model) {
+        throw acp.RequestError.internalError({ code: "MODEL_UNAVAILABLE" }, "no model is configured; start the agent with --model PROVIDER:MODEL or --script FILE");
+      }
       const controller = new AbortController();
       const update: Update = (u) => client.notify(acp.methods.client.session.update, { sessionId: session.id, update: u });
-      const done = runTurn(session, text, model, update, AbortSignal.any([controller.signal, signal]), maxTurnRequests);
+      const turn: Turn = { session, model, update, client, signal: AbortSignal.any([controller.signal, signal]), mode, log };
+      const done = runTurn(turn, text, maxTurnRequests);
       session.turn = { controller, done };
       try {
-        return { stopReason: await done };
+        const { stopReason, usage } = await done;
+        if (!usage.reported) return { stopReason };
+        if (model.contextWindow !== undefined) await update({ sessionUpdate: "usage_update", used: usage.inContext, size: model.contextWindow });
+        const { inputTokens, outputTokens, cachedReadTokens } = usage;
+        // PromptResponse.usage is an unstable ACP field; clients that do not know it ignore it.
+        return { stopReason, usage: { inputTokens, outputTokens, totalTokens: inputTokens + outputTokens, cachedReadTokens } } as acp.PromptResponse;
       } catch (error) {
         if (!(error instanceof ModelError)) throw error;
         log(`toolfs acp: ${error.code}: ${error.message}`);
@@ -134,56 +203,238 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
 }
 
 /** Runs one prompt turn to its stop reason: model steps and their tool calls, until no tool is called. */
-async function runTurn(session: Session, text: string, model: Model, update: Update, signal: AbortSignal, maxRequests: number): Promise<acp.StopReason> {
+async function runTurn(turn: Turn, text: string, maxRequests: number): Promise<{ stopReason: acp.StopReason; usage: TurnUsage }> {
+  const { session, model, update, signal } = turn;
+  const usage: TurnUsage = { inputTokens: 0, outputTokens: 0, cachedReadTokens: 0, inContext: 0, reported: false };
+  const end = (stopReason: acp.StopReason) => ({ stopReason, usage });
   session.history.push({ role: "user", text });
   for (let step = 0; step < maxRequests; step++) {
-    if (signal.aborted) return "cancelled";
+    if (signal.aborted) return end("cancelled");
+    if (model.contextWindow !== undefined) {
+      const elided = fitContext(session.history, session.header, model.contextWindow, session, (call) => describeCall(call));
+      if (elided > 0) turn.log(`toolfs acp: elided ${elided} old tool output(s) to fit the ${model.contextWindow}-token context window`);
+    }
+    const sent = requestBytes(session.header.system, session.header.tools, session.history);
+    let streamed = false;
     let reply;
     try {
-      reply = await model.next({ ...session.header, messages: session.history, signal });
+      reply = await model.next({
+        ...session.header,
+        messages: session.history,
+        signal,
+        onText: async (delta) => {
+          streamed = true;
+          await update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: delta } });
+        },
+        onThought: (delta) => update({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: delta } }),
+      });
     } catch (error) {
-      if (signal.aborted) return "cancelled";
+      if (signal.aborted) return end("cancelled");
       throw error;
     }
-    if (signal.aborted) return "cancelled";
+    if (signal.aborted) return end("cancelled");
+    if (reply.usage) {
+      usage.reported = true;
+      usage.inputTokens += reply.usage.inputTokens;
+      usage.outputTokens += reply.usage.outputTokens;
+      usage.cachedReadTokens += reply.usage.cachedInputTokens ?? 0;
+      usage.inContext = reply.usage.inputTokens + reply.usage.outputTokens;
+      // The provider's count calibrates the estimate the budget uses for the next request.
+      if (reply.usage.inputTokens > 0 && sent > 0) session.tokensPerByte = reply.usage.inputTokens / sent;
+    }
     session.history.push({ role: "assistant", text: reply.text, toolCalls: reply.toolCalls });
-    if (reply.text !== "") await update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: reply.text } });
-    if (reply.toolCalls.length === 0) return reply.stopReason ?? "end_turn";
+    if (reply.text !== "" && !streamed) await update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: reply.text } });
+    if (reply.toolCalls.length === 0) return end(reply.stopReason ?? "end_turn");
     for (const call of reply.toolCalls) {
       // Every call the model asked for gets a result in the history, also those a cancel kept from running.
-      if (signal.aborted) session.history.push({ role: "tool", callId: call.id, content: "Not run: the turn was cancelled.", isError: true });
-      else session.history.push(await runToolCall(session, call, update, signal));
+      if (signal.aborted) session.history.push({ role: "tool", callId: call.id, content: "Not run: the turn was cancelled.", isError: true, code: "TOOL_ABORTED" });
+      else session.history.push(await runToolCall(turn, call));
     }
   }
-  return signal.aborted ? "cancelled" : "max_turn_requests";
+  return end(signal.aborted ? "cancelled" : "max_turn_requests");
 }
 
-async function runToolCall(session: Session, call: ModelToolCall, update: Update, signal: AbortSignal): Promise<ModelMessage> {
+/** A file's text before a write or edit, to show the change as a diff. */
+type Snapshot = { readonly state: "absent" } | { readonly state: "text"; readonly text: string } | { readonly state: "unknown" };
+
+async function runToolCall(turn: Turn, call: ModelToolCall): Promise<ModelMessage> {
+  const { session, update, signal } = turn;
   const args = (typeof call.arguments === "object" && call.arguments !== null ? call.arguments : {}) as Record<string, unknown>;
   const path = typeof args.path === "string" ? args.path : undefined;
-  // The arguments are complete and nothing awaits approval, so the call is running from the start: never pending.
-  await update({
-    sessionUpdate: "tool_call",
+  const absolute = path === undefined ? undefined : resolvePath(session.cwd, path);
+  const locations: acp.ToolCallLocation[] = absolute === undefined ? [] : [{ path: absolute }];
+  // In the order the fields have always gone on the wire, which the pinned transcripts show.
+  const announce = (status: acp.ToolCallStatus, content?: acp.ToolCallContent): acp.ToolCall => ({
     toolCallId: call.id,
     title: title(call.name, args),
     kind: KINDS[call.name] ?? "other",
-    status: "in_progress",
-    rawInput: call.arguments,
-    ...(path === undefined ? {} : { locations: [{ path: resolvePath(session.cwd, path) }] }),
+    status,
+    rawInput: call.invalidArguments ?? call.arguments,
+    ...(absolute === undefined ? {} : { locations }),
+    ...(content ? { content: [content] } : {}),
   });
-  const result = await session.toolkit.call(call.name, call.arguments, { signal, cwd: session.cwd, actor: session });
+  const offered = session.toolkit.definitions.some((d) => d.name === call.name);
+  const kind = offered && call.invalidArguments === undefined ? guardedKind(call.name) : undefined;
+  const diffs = absolute !== undefined && offered && (call.name === "write" || call.name === "edit");
+  const before: Snapshot | undefined = diffs ? await snapshot(session.fs, absolute, signal) : undefined;
+
+  // A kind the user allowed "always" runs like one the mode never asks about: in progress from the start.
+  if (kind !== undefined && asks(turn.mode, kind) && session.remembered.get(kind) !== "allow") {
+    const preview = before && absolute ? proposedDiff(call.name, args, absolute, before) : undefined;
+    await update({ sessionUpdate: "tool_call", ...announce("pending", preview) });
+    const decision = await permission(turn, call, kind, announce("pending", preview));
+    if (!decision.run) {
+      if (signal.aborted) return { role: "tool", callId: call.id, content: "Not run: the turn was cancelled.", isError: true, code: "TOOL_ABORTED" };
+      const content = refusalText(call.name, decision.code, decision.standing === true);
+      const raw = { isError: true, meta: {}, error: { name: "PermissionError", code: decision.code } };
+      await update({ sessionUpdate: "tool_call_update", toolCallId: call.id, status: "failed", content: [textContent(content)], rawOutput: raw });
+      return { role: "tool", callId: call.id, content, isError: true, code: decision.code };
+    }
+    await update({ sessionUpdate: "tool_call_update", toolCallId: call.id, status: "in_progress" });
+  } else {
+    // The arguments are complete and nothing awaits approval, so the call is running from the start: never pending.
+    await update({ sessionUpdate: "tool_call", ...announce("in_progress") });
+  }
+
+  const result: ToolResult =
+    call.invalidArguments === undefined
+      ? await runAs(session, turn.client, call.id, () => session.toolkit.call(call.name, call.arguments, { signal, cwd: session.cwd, actor: session }))
+      : invalidArguments(call);
+  let content: acp.ToolCallContent[] = [textContent(result.content)];
+  let finalLocations: acp.ToolCallLocation[] | undefined;
+  if (!result.isError && before && absolute) {
+    const after = await snapshot(session.fs, absolute, signal);
+    if (after.state === "text" && before.state !== "unknown") {
+      content = [{ type: "diff", path: absolute, oldText: before.state === "text" ? before.text : null, newText: after.text }];
+    }
+    const lines = result.meta.lines;
+    if (call.name === "edit" && Array.isArray(lines) && typeof lines[0] === "number") finalLocations = [{ path: absolute, line: lines[0] }];
+  }
   await update({
     sessionUpdate: "tool_call_update",
     toolCallId: call.id,
     status: result.isError ? "failed" : "completed",
-    content: [{ type: "content", content: { type: "text", text: result.content } }],
+    content,
+    ...(finalLocations ? { locations: finalLocations } : {}),
     rawOutput: rawOutput(result),
   });
-  return { role: "tool", callId: call.id, content: result.content, isError: result.isError };
+  return { role: "tool", callId: call.id, content: result.content, isError: result.isError, ...(result.error ? { code: result.error.code } : {}) };
+}
+
+/** Asks the client about one call, or answers from what the user said "always" to earlier in the session. */
+async function permission(turn: Turn, call: ModelToolCall, kind: PermissionKind, toolCall: acp.ToolCall): Promise<Decision> {
+  const { session, signal } = turn;
+  if (session.remembered.get(kind) === "reject") return { run: false, code: "PERMISSION_REJECTED", standing: true };
+  let decision: Decision;
+  try {
+    const response = await turn.client.request(
+      acp.methods.client.session.requestPermission,
+      { sessionId: session.id, toolCall, options: permissionOptions(kind) },
+      { cancellationSignal: signal, stopWaitingOnCancel: true },
+    );
+    decision = decide(response);
+  } catch (error) {
+    if (signal.aborted) return { run: false, code: "PERMISSION_CANCELLED" };
+    turn.log(`toolfs acp: could not ask permission for ${call.name}: ${(error as Error).message}`);
+    return { run: false, code: "PERMISSION_UNAVAILABLE" };
+  }
+  if (decision.remember) session.remembered.set(kind, decision.remember);
+  return decision;
+}
+
+/** Runs a toolkit call with the client and call id at hand, for an escalation the sandbox may raise. */
+async function runAs<T>(session: Session, client: acp.AgentContext, callId: string, run: () => Promise<T>): Promise<T> {
+  session.asking = { client, callId };
+  try {
+    return await run();
+  } finally {
+    session.asking = undefined;
+  }
+}
+
+/** A sandbox escalation (a refused write retried with wider access) put to the user as a permission request. */
+async function approveEscalation(request: ApprovalRequest, session: Session | undefined, log: (line: string) => void): Promise<ApprovalOutcome> {
+  const asking = session?.asking;
+  if (!session || !asking) return "rejected";
+  try {
+    const response = await asking.client.request(
+      acp.methods.client.session.requestPermission,
+      {
+        sessionId: session.id,
+        toolCall: {
+          toolCallId: asking.callId,
+          title: `${request.tool} ${request.path} with ${request.mode} access: ${request.justification}`,
+          kind: "edit",
+          status: "pending",
+          locations: [{ path: resolvePath(session.cwd, request.path) }],
+        },
+        options: [
+          { optionId: "allow_once", name: `Allow ${request.mode} access once`, kind: "allow_once" },
+          { optionId: "reject_once", name: "Reject", kind: "reject_once" },
+        ],
+      },
+      request.signal ? { cancellationSignal: request.signal, stopWaitingOnCancel: true } : {},
+    );
+    if (response.outcome.outcome !== "selected") return "cancelled";
+    return response.outcome.optionId === "allow_once" ? "allowed-once" : "rejected";
+  } catch (error) {
+    if (request.signal?.aborted) return "cancelled";
+    log(`toolfs acp: could not ask about wider sandbox access: ${(error as Error).message}`);
+    return "rejected";
+  }
+}
+
+async function snapshot(fs: FileSystem, path: string, signal: AbortSignal): Promise<Snapshot> {
+  try {
+    const target = await fs.resolve(path, { signal });
+    const info = await fs.stat(target, { signal });
+    if (info === undefined) return { state: "absent" };
+    if (info.type !== "file") return { state: "unknown" };
+    const { bytes } = await fs.readBytes(target, { maxBytes: DIFF_MAX_BYTES, signal });
+    return { state: "text", text: decodeText(bytes).text };
+  } catch {
+    // Too large, not text, unreadable: the result's own text describes the change instead.
+    return { state: "unknown" };
+  }
+}
+
+/** The change a write or edit would make, shown with the permission request; undefined when it cannot be foreseen. */
+function proposedDiff(tool: string, args: Record<string, unknown>, path: string, before: Snapshot): acp.ToolCallContent | undefined {
+  if (before.state === "unknown") return undefined;
+  const oldText = before.state === "text" ? before.text : null;
+  if (tool === "write" && typeof args.content === "string") return { type: "diff", path, oldText, newText: args.content };
+  if (tool !== "edit" || oldText === null || typeof args.old_string !== "string" || typeof args.new_string !== "string") return undefined;
+  try {
+    const edited = applyEdit(oldText, { oldString: args.old_string, newString: args.new_string, replaceAll: args.replace_all === true, path });
+    return { type: "diff", path, oldText, newText: edited.text };
+  } catch {
+    // The edit will fail with its own error once allowed; the request shows the call without a preview.
+    return undefined;
+  }
+}
+
+function invalidArguments(call: ModelToolCall): ToolResult {
+  const shown = call.invalidArguments!.length > 200 ? `${call.invalidArguments!.slice(0, 200)}…` : call.invalidArguments!;
+  return {
+    content: `Invalid arguments for ${call.name}: not a JSON object (${JSON.stringify(shown)}). Send the arguments as one JSON object.`,
+    isError: true,
+    meta: {},
+    error: { name: "ToolError", code: "TOOL_INVALID_ARGUMENTS" },
+  };
+}
+
+function textContent(text: string): acp.ToolCallContent {
+  return { type: "content", content: { type: "text", text } };
 }
 
 function rawOutput(result: ToolResult): Record<string, unknown> {
   return { isError: result.isError, meta: result.meta, ...(result.error ? { error: result.error } : {}) };
+}
+
+/** A call in a few words, for elision notes. */
+function describeCall(call: ModelToolCall): string {
+  const args = (typeof call.arguments === "object" && call.arguments !== null ? call.arguments : {}) as Record<string, unknown>;
+  return call.name === "bash" ? `bash ${JSON.stringify(title("bash", args))}` : title(call.name, args);
 }
 
 function title(name: string, args: Record<string, unknown>): string {

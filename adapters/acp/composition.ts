@@ -1,4 +1,4 @@
-import type { Toolkit, ToolDefinition, ToolLimits, ToolName } from "../../core/mod.ts";
+import { bashOffer, type SandboxOptions, type Toolkit, type ToolDefinition, type ToolLimits, type ToolName } from "../../core/mod.ts";
 
 /** What one agent offers a model: its tools, their limits, and how its system prompt opens. */
 export interface Composition {
@@ -19,7 +19,36 @@ export const COMPOSITIONS: Readonly<Record<string, Composition>> = {
     limits: { globMaxResults: 4 },
     intro: "You are a coding agent working in {cwd}; relative paths start there.",
   },
+  coding: {
+    name: "coding",
+    tools: ["read", "write", "edit", "glob", "grep", "bash"],
+    limits: {},
+    intro:
+      "You are a coding agent working in {cwd}; relative paths start there. Change only what the task needs and " +
+      "check it with a command when one exists. The user may refuse a change or a command; do not repeat a refused one.",
+  },
 };
+
+/**
+ * Whether bash can be offered under a sandbox: core's `bashOffer`, the one place that decides it for every
+ * surface. Under read-only, workspace-write, a deny list or the workspace read scope, bash must run confined by
+ * the operating system (`sandbox.confinement`); where it cannot be, it is left out, and the model and the log
+ * are told why.
+ */
+export function bashUnder(sandbox: Pick<SandboxOptions, "mode" | "deny" | "readScope" | "confinement"> | undefined): { readonly offered: true } | { readonly offered: false; readonly reason: string } {
+  const bash = bashOffer(sandbox);
+  return bash.offered ? { offered: true } : bash;
+}
+
+/** The tools a session offers: the composition's, less bash where the sandbox rules it out. */
+export function sessionTools(
+  composition: Composition,
+  sandbox: Pick<SandboxOptions, "mode" | "deny" | "readScope" | "confinement"> | undefined,
+): { readonly tools: readonly ToolName[]; readonly notes: readonly string[] } {
+  const bash = bashUnder(sandbox);
+  if (bash.offered || !composition.tools.includes("bash")) return { tools: composition.tools, notes: [] };
+  return { tools: composition.tools.filter((t) => t !== "bash"), notes: [bash.reason] };
+}
 
 /** What a model receives before the conversation: the system prompt and the tool schemas. */
 export interface RequestHeader {
@@ -27,7 +56,8 @@ export interface RequestHeader {
   readonly tools: readonly ToolDefinition[];
 }
 
-/** The header of a session in `cwd` whose tools are `toolkit` (built from `composition`). */
-export function requestHeader(composition: Composition, toolkit: Toolkit, cwd: string): RequestHeader {
-  return { system: `${composition.intro.replaceAll("{cwd}", cwd)}\n\n${toolkit.guidance}`, tools: toolkit.definitions };
+/** The header of a session in `cwd` whose tools are `toolkit` (built from `composition`), with `notes` after the guidance. */
+export function requestHeader(composition: Composition, toolkit: Toolkit, cwd: string, notes: readonly string[] = []): RequestHeader {
+  const parts = [composition.intro.replaceAll("{cwd}", cwd), toolkit.guidance, ...notes];
+  return { system: `${parts[0]}\n\n${parts.slice(1).join("\n")}`, tools: toolkit.definitions };
 }

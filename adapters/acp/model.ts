@@ -9,13 +9,25 @@ export interface ModelToolCall {
   readonly id: string;
   readonly name: string;
   readonly arguments: unknown;
+  /**
+   * The model's argument text when it was not a JSON object: the call is answered with an error instead of
+   * being run, and the text goes back to the provider as the model sent it.
+   */
+  readonly invalidArguments?: string;
 }
 
 /** The conversation so far, as the model is shown it. */
 export type ModelMessage =
   | { readonly role: "user"; readonly text: string }
   | { readonly role: "assistant"; readonly text: string; readonly toolCalls: readonly ModelToolCall[] }
-  | { readonly role: "tool"; readonly callId: string; readonly content: string; readonly isError: boolean };
+  | {
+      readonly role: "tool";
+      readonly callId: string;
+      readonly content: string;
+      readonly isError: boolean;
+      /** The failure's stable code (`FS_NOT_FOUND`, `PERMISSION_REJECTED`, ...), shown to the model with the text. */
+      readonly code?: string;
+    };
 
 /** One step's request: the header (system prompt and tools) and the messages. */
 export interface ModelRequest {
@@ -23,6 +35,18 @@ export interface ModelRequest {
   readonly tools: readonly ToolDefinition[];
   readonly messages: readonly ModelMessage[];
   readonly signal: AbortSignal;
+  /** Called with each piece of reply text as it streams in; a driver that does not stream never calls it. */
+  readonly onText?: (delta: string) => Promise<void>;
+  /** Called with each piece of reasoning text a provider streams apart from the reply. */
+  readonly onThought?: (delta: string) => Promise<void>;
+}
+
+/** Tokens one request used, as the provider reported them. */
+export interface ModelUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** Input tokens served from the provider's prompt cache, when it says. */
+  readonly cachedInputTokens?: number;
 }
 
 /** One step's reply. No tool calls ends the turn, with `stopReason` (default `end_turn`). */
@@ -30,13 +54,37 @@ export interface ModelReply {
   readonly text: string;
   readonly toolCalls: readonly ModelToolCall[];
   readonly stopReason?: "end_turn" | "max_tokens" | "refusal";
+  /** Absent when the provider did not report it. */
+  readonly usage?: ModelUsage;
 }
 
 export interface Model {
   next(request: ModelRequest): Promise<ModelReply>;
+  /** The context window in tokens, when known: the agent elides old tool output to stay within it. */
+  readonly contextWindow?: number;
 }
 
-export const MODEL_ERROR_CODES = ["MODEL_SCRIPT_INVALID", "MODEL_SCRIPT_EXHAUSTED", "MODEL_UNAVAILABLE"] as const;
+export const MODEL_ERROR_CODES = [
+  "MODEL_SCRIPT_INVALID",
+  "MODEL_SCRIPT_EXHAUSTED",
+  "MODEL_UNAVAILABLE",
+  /** `--model` names no known provider, or no model. */
+  "MODEL_SPEC_INVALID",
+  /** The provider's key is not in the environment. */
+  "MODEL_KEY_MISSING",
+  /** 401 or 403: the key was refused. */
+  "MODEL_AUTH_FAILED",
+  /** Any other 4xx: the request was refused, and sending it again would not help. */
+  "MODEL_REQUEST_REJECTED",
+  /** 429, still after the retries. */
+  "MODEL_RATE_LIMITED",
+  /** 5xx (and 529), still after the retries. */
+  "MODEL_SERVER_ERROR",
+  /** No HTTP response at all (refused connection, reset, DNS), still after the retries. */
+  "MODEL_NETWORK_ERROR",
+  /** The response stream broke the wire protocol, or carried an error event. */
+  "MODEL_STREAM_INVALID",
+] as const;
 
 export type ModelErrorCode = (typeof MODEL_ERROR_CODES)[number];
 
@@ -102,4 +150,10 @@ export function createScriptedModel(script: Script): Model {
       return { text: turn.text ?? "", toolCalls, ...(turn.stopReason ? { stopReason: turn.stopReason } : {}) };
     },
   };
+}
+
+/** A tool result as a driver sends it to a provider: failures carry their code, so the model can act on it. */
+export function toolResultText(message: Extract<ModelMessage, { role: "tool" }>): string {
+  const content = message.content === "" ? "(no output)" : message.content;
+  return message.isError ? `Error ${message.code ?? "TOOL_FAILED"}: ${content}` : content;
 }

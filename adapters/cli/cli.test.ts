@@ -7,6 +7,8 @@ import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { NdjsonPeer, nodeRuntime } from "../../test/acp-driver.ts";
 import { createMemoryProvider } from "../memory/mod.ts";
+import { detectBubblewrap } from "../../core/mod.ts";
+import { createNodeProcessRunner } from "../node/mod.ts";
 import { type AcpHost, type CliHost, runCli } from "./cli.ts";
 
 const cli = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
@@ -62,7 +64,17 @@ describe("runCli", () => {
   });
 
   test("bad usage exits 2 with a message and the usage text", async () => {
-    for (const argv of [[], ["read"], ["read", "{not json"], ["--backend", "ftp", "tools"], ["--sandbox", "lax", "tools"], ["--frobnicate"]]) {
+    for (const argv of [
+      [],
+      ["read"],
+      ["read", "{not json"],
+      ["--backend", "ftp", "tools"],
+      ["--sandbox", "lax", "tools"],
+      ["--frobnicate"],
+      ["tools", "--read-scope", "home"],
+      ["tools", "--deny"],
+      ["tools", "--deny", "a{b"],
+    ]) {
       const host = memoryHost({});
       expect(await runCli(argv, host), argv.join(" ")).toBe(2);
       expect(host.stderr).toMatch(/^toolfs: .+\n\nUsage:/);
@@ -78,6 +90,31 @@ describe("runCli", () => {
     const prompt = memoryHost({});
     await runCli(["prompt"], prompt);
     expect(prompt.stdout).toContain("read shows");
+  });
+
+  test("--sandbox, --read-scope, --deny and --network reach the toolkit; bash is left out where it cannot be confined, said once", async () => {
+    const scripted = { async run() { return { exitCode: 0, signal: null, forced: false }; } };
+    let detections = 0;
+    const unavailable = async () => (detections++, { kind: "bubblewrap", available: false, program: "bwrap", reason: "bubblewrap (bwrap) is not installed" } as const);
+    const host = Object.assign(memoryHost({ ".env": "S=1\n", "a.txt": "a\n" }), { runner: scripted, confinement: unavailable });
+    expect(await runCli(["tools", "--sandbox", "workspace-write"], host)).toBe(0);
+    expect(JSON.parse(host.stdout).map((d: { name: string }) => d.name)).toEqual(["read", "write", "edit"]);
+    expect(host.stderr).toBe("toolfs: bash is not available: its commands cannot be held to the workspace-write sandbox here (bubblewrap (bwrap) is not installed)\n");
+    expect(detections).toBe(1);
+
+    const available = async () => ({ kind: "bubblewrap", available: true, program: "bwrap" }) as const;
+    const confined = Object.assign(memoryHost({ ".env": "S=1\n" }), { runner: scripted, confinement: available });
+    await runCli(["prompt", "--sandbox", "read-only", "--read-scope", "workspace", "--deny", ".env", "--deny", "*.pem", "--network"], confined);
+    expect(confined.stdout).toContain("bash commands run sandboxed: no file can be written; only /ws, /tmp, the system directories are visible");
+    expect(confined.stdout).toContain('paths matching ".env", "*.pem" are hidden; the network is reachable.');
+    const denied = Object.assign(memoryHost({ ".env": "S=1\n" }), { runner: scripted, confinement: available });
+    expect(await runCli(["read", '{"path":".env"}', "--deny", ".env"], denied)).toBe(1);
+    expect(denied.stdout).toContain('it is on the deny list (".env")');
+
+    // Without a sandbox or a deny list, nothing is detected: a plain run pays nothing for it.
+    const plain = Object.assign(memoryHost({}), { runner: scripted, confinement: unavailable });
+    await runCli(["tools"], plain);
+    expect(detections).toBe(1);
   });
 
   test("--approve answers escalation requests; otherwise the terminal is asked", async () => {
@@ -96,7 +133,7 @@ describe("runCli", () => {
 });
 
 describe("toolfs acp", () => {
-  function acpHost(files: Record<string, string> = {}) {
+  function acpHost(files: Record<string, string> = {}, env: Record<string, string> = {}) {
     const toAgent = new TransformStream<Uint8Array, Uint8Array>();
     const fromAgent = new TransformStream<Uint8Array, Uint8Array>();
     const stop = new AbortController();
@@ -108,6 +145,7 @@ describe("toolfs acp", () => {
         if (!(path in files)) throw new Error(`ENOENT: ${path}`);
         return files[path]!;
       },
+      env: (name) => env[name],
       stdio: () => {
         opened = true;
         return { input: toAgent.readable, output: fromAgent.writable, signal: stop.signal };
@@ -119,11 +157,24 @@ describe("toolfs acp", () => {
 
   test("bad options, and a script that is missing or invalid, exit 2 before serving", async () => {
     for (const [argv, message] of [
-      [["acp", "--composition", "everything"], '--composition must be one of bash-glob-grep, got "everything"'],
+      [["acp", "--composition", "everything"], '--composition must be one of bash-glob-grep, coding, got "everything"'],
+      [["acp", "--model", "gemini:pro"], '--model takes PROVIDER:MODEL with PROVIDER one of openai, anthropic; got "gemini:pro"'],
+      [["acp", "--model", "openai:"], '--model "openai:" names no model; write openai:MODEL'],
+      [["acp", "--model", "openai:gpt-4.1"], "openai needs an API key: set OPENAI_API_KEY (or name another variable with --api-key-env)"],
+      [["acp", "--model", "anthropic:claude", "--api-key-env", "MY_KEY"], "anthropic needs an API key: set MY_KEY"],
+      [["acp", "--model", "openai:m", "--api-key-env", "MY_KEY", "--base-url", "http://127.0.0.1:1/v1"], "openai needs an API key: set MY_KEY"],
+      [["acp", "--model", "openai:m", "--script", "s.json"], "give --model or --script, not both"],
+      [["acp", "--base-url", "http://127.0.0.1:1/v1"], "--base-url goes with --model"],
+      [["acp", "--model", "openai:m", "--base-url", "127.0.0.1:8080"], '--base-url must be an http(s) URL, got "127.0.0.1:8080"'],
+      [["acp", "--permission-mode", "maybe"], '--permission-mode must be one of ask, allow-edits, allow-all, got "maybe"'],
+      [["acp", "--sandbox", "none"], '--sandbox must be one of read-only, workspace-write, full-access, got "none"'],
+      [["acp", "--max-steps", "0"], '--max-steps takes a positive whole number, got "0"'],
       [["acp", "--script"], "--script needs a value"],
       [["acp", "--root", "/"], "acp does not take --root"],
       [["acp", "--script", "none.json"], "--script none.json: cannot read it (ENOENT: none.json)"],
       [["acp", "--script", "bad.json"], "--script bad.json: The script is not valid: turns: Too small"],
+      [["acp", "--sandbox", "open"], "--sandbox must be one of read-only, workspace-write, full-access"],
+      [["acp", "--deny", "[x"], 'deny pattern "[x" is not a valid glob'],
     ] as const) {
       const { host, stderr, opened } = acpHost({ "bad.json": '{"turns":[]}' });
       expect(await runCli(argv, host), argv.join(" ")).toBe(2);
@@ -153,6 +204,7 @@ describe("toolfs acp on a failing input", () => {
     const acp: AcpHost = {
       runtime: nodeRuntime(),
       readText: async () => '{"turns":[{"text":"hi"}]}',
+      env: () => undefined,
       stdio: () => ({ input, output: new WritableStream<Uint8Array>() }),
     };
     expect(await runCli(["acp", "--script", "s.json"], Object.assign(host, { acp: () => acp }))).toBe(1);
@@ -184,6 +236,17 @@ describe("the toolfs executable", () => {
     expect(stdout).toContain("Edited notes.md: replaced 1 occurrence at line 2");
     const expected = backend === "node" ? "# Notes\r\nsecond\r\n" : "# Notes\r\nfirst\r\n";
     expect(readFileSync(join(dir, "notes.md"), "utf8")).toBe(expected);
+  });
+
+  test("bash under --sandbox workspace-write lists the workspace and reports writes elsewhere refused, where bubblewrap works", async (context) => {
+    const confinement = await detectBubblewrap(createNodeProcessRunner());
+    if (!confinement.available) return context.skip(confinement.reason);
+    writeFileSync(join(dir, "a.txt"), "a\n");
+    const marker = `toolfs-${Date.now()}-${process.pid}`;
+    const { stdout } = await run(process.execPath, [cli, "bash", JSON.stringify({ command: `touch /etc/${marker}; echo hi > ~/${marker}; ls` }), "--sandbox", "workspace-write", "--root", dir]);
+    expect(stdout).toContain(`touch: cannot touch '/etc/${marker}': Read-only file system`);
+    expect(stdout).toMatch(new RegExp(`/${marker}: Read-only file system`));
+    expect(stdout).toContain("a.txt\n[exit code: 0]");
   });
 
   test("a failing call exits 1", async () => {

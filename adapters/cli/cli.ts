@@ -10,10 +10,21 @@ import {
   SANDBOX_MODES,
   type SandboxMode,
   type ProcessRunner,
+  READ_SCOPES,
+  type ReadScope,
+  type SandboxOptions,
+  sandboxPolicy,
   type SearchBackend,
+  type ShellConfinement,
   type Toolkit,
 } from "../../core/mod.ts";
-import { type AcpRuntime, COMPOSITIONS, createScriptedModel, type Model, ModelError, parseScript, serveAcp } from "../acp/mod.ts";
+// The ACP and MCP SDKs are optional peer dependencies: the modules that import them load only with their command.
+import { COMPOSITIONS } from "../acp/composition.ts";
+import { createModel } from "../acp/drivers.ts";
+import { createScriptedModel, type Model, ModelError, parseScript } from "../acp/model.ts";
+import type { AcpRuntime } from "../acp/mod.ts";
+import { PERMISSION_MODES, type PermissionMode } from "../acp/permissions.ts";
+import { MCP_USAGE, type McpHost, runMcp } from "./mcp.ts";
 
 /** What the CLI needs from its runtime. */
 export interface CliHost {
@@ -30,18 +41,29 @@ export interface CliHost {
   readonly runner?: ProcessRunner;
   /** Extra writable roots for workspace-write (the system's temp directories). */
   readonly tempRoots: readonly string[];
+  /**
+   * Detects how bash can be confined by the operating system (bubblewrap); called only when a sandbox or a deny
+   * list needs it. Without it, bash is not offered under a confining sandbox.
+   */
+  confinement?(): Promise<ShellConfinement>;
+  /** The user's home directory, for `~` in --deny patterns. */
+  readonly home?: string;
   /** Asks the person at the terminal, or undefined when nobody can be asked. */
   readonly ask: ((question: string) => Promise<string>) | undefined;
   out(text: string): void;
   err(text: string): void;
   /** The runtime's side of `toolfs acp`; absent where the agent cannot run. Called only for that command. */
   readonly acp?: () => AcpHost;
+  /** The runtime's side of `toolfs mcp`; absent where the server cannot run. Called only for that command. */
+  readonly mcp?: () => McpHost;
 }
 
 /** What `toolfs acp` takes from its runtime. */
 export interface AcpHost {
   readonly runtime: AcpRuntime;
   readText(path: string): Promise<string>;
+  /** An environment variable (the model's key), or undefined when unset or not readable. */
+  env(name: string): string | undefined;
   /** Opens the protocol's streams; called once the options are known to be good, so a refusal leaves stdin alone. */
   stdio(): AcpStdio;
 }
@@ -58,41 +80,110 @@ const USAGE = `Usage:
   toolfs <tool> '<json args>' [<tool> '<json args>' ...] [options]
   toolfs tools [options]      print the tool definitions as JSON
   toolfs prompt [options]     print the system-prompt guidance
-  toolfs acp [--composition NAME] [--script FILE]
+  toolfs acp [--composition NAME] (--model PROVIDER:MODEL | --script FILE) [acp options]
                               serve an Agent Client Protocol agent on stdin/stdout (logs go to stderr)
+${MCP_USAGE.command}
 
 Runs the calls in order, in one session (a read authorizes a later edit), and prints what the model sees.
 
 Options:
   --root DIR            workspace and working directory (default: the current directory)
   --backend node|memory memory loads DIR into an in-memory volume first; nothing is written back
-  --sandbox MODE        read-only | workspace-write | full-access (default: no sandbox)
+  --sandbox MODE        read-only | workspace-write | full-access (default: no sandbox); under read-only and
+                        workspace-write, bash runs confined by bubblewrap, or is not offered where it cannot be
+  --read-scope SCOPE    anywhere (default) | workspace: read, glob, grep and bash see only the workspace and
+                        the writable roots
+  --deny GLOB           a path no tool may read or write and bash cannot see, in every mode (.env, *.pem,
+                        ~/.ssh, /abs/path); repeat for more
+  --network             let a confined bash use the network (default: none)
   --approve yes|no      answer sandbox escalation requests without asking
   --json                one JSON result per call, one per line
   --help                this text
 
 acp options:
-  --composition NAME    the tools and limits offered: ${Object.keys(COMPOSITIONS).join(", ")} (default)
+  --composition NAME    the tools and limits offered: ${Object.keys(COMPOSITIONS).join(", ")} (default bash-glob-grep)
+  --model PROVIDER:MODEL  openai:MODEL (any Chat Completions server) or anthropic:MODEL
+  --base-url URL        the API root, e.g. http://127.0.0.1:8080/v1 for a local server
+  --api-key-env NAME    read the key from NAME (default OPENAI_API_KEY or ANTHROPIC_API_KEY;
+                        with --base-url and no key set, none is sent)
+  --context-window N    the model's window in tokens (default 128000 openai, 200000 anthropic)
+  --max-tokens N        the longest reply in tokens (anthropic default 8192)
+  --max-steps N         model requests per prompt before it stops (default 64)
+  --permission-mode M   ask (default): ask before every write, edit and bash; allow-edits: ask before bash;
+                        allow-all: never ask
   --script FILE         replay this model script (JSON: {"turns": [...]}) instead of calling a model
+  --sandbox, --read-scope, --deny, --network   as above, for every session
+
+${MCP_USAGE.options}
 
 Example:
   toolfs read '{"path":"README.md"}' edit '{"path":"README.md","old_string":"a","new_string":"b"}'`;
+
+/** The sandbox flags, shared by the tool-call commands and `acp`. */
+interface SandboxFlags {
+  sandbox: SandboxMode | undefined;
+  readScope: ReadScope | undefined;
+  readonly deny: string[];
+  network: boolean;
+}
 
 interface Parsed {
   readonly command: "calls" | "tools" | "prompt" | "help";
   readonly calls: { tool: string; args: unknown; text: string }[];
   readonly root: string | undefined;
   readonly backend: "node" | "memory";
-  readonly sandbox: SandboxMode | undefined;
+  readonly flags: SandboxFlags;
   readonly approve: "yes" | "no" | undefined;
   readonly json: boolean;
 }
 
 class UsageError extends Error {}
 
+const noFlags = (): SandboxFlags => ({ sandbox: undefined, readScope: undefined, deny: [], network: false });
+
+/** Reads one sandbox flag at argv[i]; returns how many arguments it took (0 when it is not one). */
+function sandboxFlag(argv: readonly string[], i: number, flags: SandboxFlags): number {
+  const arg = argv[i] as string;
+  if (arg === "--network") {
+    flags.network = true;
+    return 1;
+  }
+  if (arg !== "--sandbox" && arg !== "--read-scope" && arg !== "--deny") return 0;
+  const value = argv[i + 1];
+  if (value === undefined) throw new UsageError(`${arg} needs a value`);
+  if (arg === "--sandbox") {
+    if (!(SANDBOX_MODES as readonly string[]).includes(value)) throw new UsageError(`--sandbox must be one of ${SANDBOX_MODES.join(", ")}, got "${value}"`);
+    flags.sandbox = value as SandboxMode;
+  } else if (arg === "--read-scope") {
+    if (!(READ_SCOPES as readonly string[]).includes(value)) throw new UsageError(`--read-scope must be one of ${READ_SCOPES.join(", ")}, got "${value}"`);
+    flags.readScope = value as ReadScope;
+  } else flags.deny.push(value);
+  return 2;
+}
+
+/**
+ * The toolkit's sandbox options for the flags, or undefined when none was given. A read scope, a deny list or
+ * the network flag without --sandbox means full-access writes with those limits.
+ */
+async function sandboxOptions(flags: SandboxFlags, host: CliHost, withBash: boolean): Promise<Omit<SandboxOptions, "approve"> | undefined> {
+  if (!flags.sandbox && !flags.readScope && flags.deny.length === 0 && !flags.network) return undefined;
+  const mode = flags.sandbox ?? "full-access";
+  const confine = withBash && host.confinement && (mode !== "full-access" || flags.deny.length > 0 || flags.readScope === "workspace");
+  return {
+    mode,
+    writableRoots: host.tempRoots,
+    ...(flags.readScope ? { readScope: flags.readScope } : {}),
+    ...(flags.deny.length > 0 ? { deny: flags.deny } : {}),
+    ...(host.home ? { home: host.home } : {}),
+    network: flags.network,
+    ...(confine ? { confinement: await host.confinement!() } : {}),
+  };
+}
+
 /** Runs the CLI; resolves to the exit status (0 success, 1 a call failed, 2 bad usage). */
 export async function runCli(argv: readonly string[], host: CliHost): Promise<number> {
   if (argv[0] === "acp") return runAcp(argv.slice(1), host);
+  if (argv[0] === "mcp") return runMcp(argv.slice(1), host, (message) => usage(host, message));
   let parsed: Parsed;
   try {
     parsed = parse(argv);
@@ -111,14 +202,25 @@ export async function runCli(argv: readonly string[], host: CliHost): Promise<nu
   }
   const fs = await host.provider(parsed.backend, root);
   const search = host.search?.(parsed.backend, fs);
-  const kit = createToolkit({
-    fs,
-    workspace: root,
-    ...(search ? { search } : {}),
-    ...(search && host.spillDirectory ? { spill: createFsSpillStore(fs, host.spillDirectory) } : {}),
-    ...(host.runner && parsed.backend === "node" ? { runner: host.runner } : {}),
-    ...(parsed.sandbox ? { sandbox: { mode: parsed.sandbox, writableRoots: host.tempRoots, ...approver(parsed, host) } } : {}),
-  });
+  const runner = host.runner && parsed.backend === "node" ? host.runner : undefined;
+  let sandbox: Omit<SandboxOptions, "approve"> | undefined;
+  let kit: Toolkit;
+  try {
+    sandbox = await sandboxOptions(parsed.flags, host, runner !== undefined);
+    kit = createToolkit({
+      fs,
+      workspace: root,
+      ...(search ? { search } : {}),
+      ...(search && host.spillDirectory ? { spill: createFsSpillStore(fs, host.spillDirectory) } : {}),
+      ...(runner ? { runner } : {}),
+      ...(sandbox ? { sandbox: { ...sandbox, ...approver(parsed, host) } } : {}),
+    });
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return usage(host, error.message);
+  }
+  // Said once, on stderr: the model is told by the tool list itself.
+  for (const reason of Object.values(kit.withheld)) host.err(`toolfs: ${reason}\n`);
   if (parsed.command === "tools") {
     host.out(`${JSON.stringify(kit.definitions, null, 2)}\n`);
     return 0;
@@ -145,41 +247,118 @@ async function runCalls(kit: Toolkit, parsed: Parsed, host: CliHost): Promise<nu
   return failed ? 1 : 0;
 }
 
-async function runAcp(argv: readonly string[], host: CliHost): Promise<number> {
-  let composition = "bash-glob-grep";
-  let script: string | undefined;
+interface AcpArgs {
+  composition: string;
+  script?: string;
+  model?: string;
+  baseUrl?: string;
+  apiKeyEnv?: string;
+  contextWindow?: number;
+  maxTokens?: number;
+  maxSteps?: number;
+  permissionMode: PermissionMode;
+  readonly flags: SandboxFlags;
+}
+
+function parseAcp(argv: readonly string[]): AcpArgs | "help" {
+  const args: AcpArgs = { composition: "bash-glob-grep", permissionMode: "ask", flags: noFlags() };
+  const positive = (flag: string, text: string): number => {
+    if (!/^[1-9]\d*$/.test(text)) throw new UsageError(`${flag} takes a positive whole number, got "${text}"`);
+    return Number(text);
+  };
+  const oneOf = <T extends string>(flag: string, text: string, values: readonly T[]): T => {
+    if (!(values as readonly string[]).includes(text)) throw new UsageError(`${flag} must be one of ${values.join(", ")}, got "${text}"`);
+    return text as T;
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    const next = argv[i + 1];
-    if (arg === "--help" || arg === "-h") {
+    if (arg === "--help" || arg === "-h") return "help";
+    const taken = sandboxFlag(argv, i, args.flags);
+    if (taken > 0) {
+      i += taken - 1;
+      continue;
+    }
+    const value = argv[i + 1];
+    if (!arg.startsWith("--")) throw new UsageError(`acp does not take ${arg}`);
+    if (value === undefined) throw new UsageError(`${arg} needs a value`);
+    i++;
+    if (arg === "--composition") args.composition = value;
+    else if (arg === "--script") args.script = value;
+    else if (arg === "--model") args.model = value;
+    else if (arg === "--base-url") args.baseUrl = value;
+    else if (arg === "--api-key-env") args.apiKeyEnv = value;
+    else if (arg === "--context-window") args.contextWindow = positive(arg, value);
+    else if (arg === "--max-tokens") args.maxTokens = positive(arg, value);
+    else if (arg === "--max-steps") args.maxSteps = positive(arg, value);
+    else if (arg === "--permission-mode") args.permissionMode = oneOf(arg, value, PERMISSION_MODES);
+    else throw new UsageError(`acp does not take ${arg}`);
+  }
+  if (args.script !== undefined && args.model !== undefined) throw new UsageError("give --model or --script, not both");
+  const modelOnly = (["baseUrl", "apiKeyEnv", "contextWindow", "maxTokens"] as const).find((k) => args[k] !== undefined);
+  if (modelOnly && args.model === undefined) throw new UsageError(`--${modelOnly.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} goes with --model`);
+  if (args.baseUrl !== undefined && !/^https?:\/\/[^/]/.test(args.baseUrl)) throw new UsageError(`--base-url must be an http(s) URL, got "${args.baseUrl}"`);
+  return args;
+}
+
+async function runAcp(argv: readonly string[], host: CliHost): Promise<number> {
+  let args: AcpArgs;
+  try {
+    const parsed = parseAcp(argv);
+    if (parsed === "help") {
       host.err(`${USAGE}\n`);
       return 0;
     }
-    if ((arg === "--composition" || arg === "--script") && next === undefined) return usage(host, `${arg} needs a value`);
-    if (arg === "--composition") composition = argv[++i] as string;
-    else if (arg === "--script") script = argv[++i] as string;
-    else return usage(host, `acp does not take ${arg}`);
+    args = parsed;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    return usage(host, error.message);
   }
-  const chosen = COMPOSITIONS[composition];
-  if (!chosen) return usage(host, `--composition must be one of ${Object.keys(COMPOSITIONS).join(", ")}, got "${composition}"`);
+  const chosen = COMPOSITIONS[args.composition];
+  if (!chosen) return usage(host, `--composition must be one of ${Object.keys(COMPOSITIONS).join(", ")}, got "${args.composition}"`);
   if (!host.acp) {
     host.err("toolfs: acp cannot run on this runtime\n");
     return 2;
   }
   const acp = host.acp();
+  const log = (line: string) => host.err(`${line}\n`);
   let model: Model | undefined;
-  if (script !== undefined) {
+  if (args.script !== undefined) {
     try {
-      model = createScriptedModel(parseScript(await acp.readText(script)));
+      model = createScriptedModel(parseScript(await acp.readText(args.script)));
     } catch (error) {
       const reason = error instanceof ModelError ? error.message : `cannot read it (${(error as Error).message})`;
-      host.err(`toolfs: --script ${script}: ${reason}\n`);
+      host.err(`toolfs: --script ${args.script}: ${reason}\n`);
+      return 2;
+    }
+  } else if (args.model !== undefined) {
+    try {
+      model = createModel(args.model, {
+        env: (name) => acp.env(name),
+        log,
+        ...(args.baseUrl === undefined ? {} : { baseUrl: args.baseUrl }),
+        ...(args.apiKeyEnv === undefined ? {} : { apiKeyEnv: args.apiKeyEnv }),
+        ...(args.contextWindow === undefined ? {} : { contextWindow: args.contextWindow }),
+        ...(args.maxTokens === undefined ? {} : { maxTokens: args.maxTokens }),
+      });
+    } catch (error) {
+      if (!(error instanceof ModelError)) throw error;
+      host.err(`toolfs: ${error.message}\n`);
       return 2;
     }
   } else {
-    host.err("toolfs acp: no --script given and no model client is built in; every prompt will fail\n");
+    host.err("toolfs acp: no --model or --script given; every prompt will fail\n");
+  }
+  let sandbox: Omit<SandboxOptions, "approve"> | undefined;
+  try {
+    sandbox = await sandboxOptions(args.flags, host, chosen.tools.includes("bash"));
+    // Checked now, so that a bad pattern is a usage error before the protocol starts.
+    if (sandbox) sandboxPolicy({ ...sandbox, workspace: host.cwd });
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return usage(host, error.message);
   }
   const { input, output, signal } = acp.stdio();
+  const { serveAcp } = await import("../acp/serve.ts");
   try {
     await serveAcp({
       input,
@@ -188,7 +367,10 @@ async function runAcp(argv: readonly string[], host: CliHost): Promise<number> {
       ...(signal ? { signal } : {}),
       composition: chosen,
       model,
-      log: (line) => host.err(`${line}\n`),
+      log,
+      permissionMode: args.permissionMode,
+      ...(args.maxSteps === undefined ? {} : { maxTurnRequests: args.maxSteps }),
+      ...(sandbox ? { sandbox } : {}),
     });
   } catch (error) {
     // The connection could not go on (its input failed): say so, and do not exit as if the client had left.
@@ -225,7 +407,7 @@ function parse(argv: readonly string[]): Parsed {
   const positional: string[] = [];
   let root: string | undefined;
   let backend: "node" | "memory" = "node";
-  let sandbox: SandboxMode | undefined;
+  const flags = noFlags();
   let approve: "yes" | "no" | undefined;
   let json = false;
   const value = (i: number, flag: string): string => {
@@ -235,17 +417,15 @@ function parse(argv: readonly string[]): Parsed {
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (arg === "--help" || arg === "-h") return { command: "help", calls: [], root, backend, sandbox, approve, json };
-    if (arg === "--json") json = true;
+    if (arg === "--help" || arg === "-h") return { command: "help", calls: [], root, backend, flags, approve, json };
+    const taken = sandboxFlag(argv, i, flags);
+    if (taken > 0) i += taken - 1;
+    else if (arg === "--json") json = true;
     else if (arg === "--root") root = value(i++, arg);
     else if (arg === "--backend") {
       const chosen = value(i++, arg);
       if (chosen !== "node" && chosen !== "memory") throw new UsageError(`--backend must be node or memory, got "${chosen}"`);
       backend = chosen;
-    } else if (arg === "--sandbox") {
-      const chosen = value(i++, arg);
-      if (!(SANDBOX_MODES as readonly string[]).includes(chosen)) throw new UsageError(`--sandbox must be one of ${SANDBOX_MODES.join(", ")}`);
-      sandbox = chosen as SandboxMode;
     } else if (arg === "--approve") {
       const chosen = value(i++, arg);
       if (chosen !== "yes" && chosen !== "no") throw new UsageError(`--approve must be yes or no, got "${chosen}"`);
@@ -253,7 +433,7 @@ function parse(argv: readonly string[]): Parsed {
     } else if (arg.startsWith("--")) throw new UsageError(`unknown option ${arg}`);
     else positional.push(arg);
   }
-  const base = { root, backend, sandbox, approve, json };
+  const base = { root, backend, flags, approve, json };
   if (positional.length === 0) throw new UsageError("name a tool to call, or tools, or prompt");
   if (positional.length === 1 && (positional[0] === "tools" || positional[0] === "prompt")) {
     return { command: positional[0], calls: [], ...base };

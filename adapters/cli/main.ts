@@ -1,16 +1,15 @@
 #!/usr/bin/env node
 // The `toolfs` executable on Node: binds the CLI to node:fs, the process and the terminal.
 import { promises as fsp } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { createInterface } from "node:readline/promises";
 import { Readable, Writable } from "node:stream";
-import { createEngineBackend, type FileSystem } from "../../core/mod.ts";
-import { createMemoryProvider } from "../memory/mod.ts";
-import { loadDirectory } from "../memory/load.ts";
+import { createEngineBackend, detectBubblewrap, type FileSystem } from "../../core/mod.ts";
 import { createNodeProcessRunner, createNodeProvider, createNodeSearchBackend } from "../node/mod.ts";
 import { type AcpHost, runCli } from "./cli.ts";
+import { nodeMcpHost } from "./mcp_node.ts";
 
 async function realDirectory(path: string): Promise<string | { error: string }> {
   try {
@@ -24,6 +23,8 @@ async function realDirectory(path: string): Promise<string | { error: string }> 
 
 async function provider(backend: "node" | "memory", root: string): Promise<FileSystem> {
   if (backend === "node") return createNodeProvider({ cwd: root });
+  // memfs is an optional peer dependency: loaded only for --backend memory.
+  const [{ createMemoryProvider }, { loadDirectory }] = await Promise.all([import("../memory/mod.ts"), import("../memory/load.ts")]);
   return createMemoryProvider({ volume: await loadDirectory(root), cwd: root });
 }
 
@@ -41,6 +42,7 @@ function acp(): AcpHost {
   return {
     runtime: { provider: (cwd) => createNodeProvider({ cwd }), search: createNodeSearchBackend({ runner }), runner },
     readText: (path) => fsp.readFile(path, "utf8"),
+    env: (name) => process.env[name],
     stdio() {
       const stop = new AbortController();
       // Without these, a signal would end the process at once and leave a running command's tree behind.
@@ -66,8 +68,11 @@ process.exitCode = await runCli(process.argv.slice(2), {
   spillDirectory: join(tempRoots[0] ?? tmpdir(), "toolfs-spill"),
   runner: createNodeProcessRunner(),
   tempRoots,
+  confinement: () => detectBubblewrap(createNodeProcessRunner()),
+  home: homedir(),
   ask: process.stdin.isTTY ? ask : undefined,
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
   acp,
+  mcp: () => nodeMcpHost({ runner: createNodeProcessRunner(), tempRoots, spillDirectory: join(tempRoots[0] ?? tmpdir(), "toolfs-spill"), realDirectory }),
 });

@@ -1,9 +1,13 @@
 // The `toolfs` command on Deno: binds the CLI to Deno.*. `toolfs acp` needs read access to node_modules, the
 // script and the session directories, --allow-env=npm_config_arch (to locate ripgrep) and
-// --allow-run=<rgPath>,bash,setsid,kill,ps; the tool-call commands need write access where they write.
-import type { FileSystem } from "../../core/mod.ts";
+// --allow-run=<rgPath>,bash,setsid,kill,ps (bash also starts bubblewrap for a sandboxed bash); the tool-call
+// commands need write access where they write; a model needs --allow-net to its host and --allow-env for its
+// key's variable. `toolfs mcp` needs the same as acp, plus --allow-net for --http.
+import { createEngineBackend, createFsSpillStore, detectBubblewrap, type FileSystem } from "../../core/mod.ts";
+import type { McpRuntime, McpWorkspace } from "../mcp/mod.ts";
 import { createDenoProcessRunner, createDenoProvider, createDenoSearchBackend } from "../deno/mod.ts";
 import { type AcpHost, runCli } from "./cli.ts";
+import type { McpHost } from "./mcp.ts";
 
 const encoder = new TextEncoder();
 
@@ -34,6 +38,14 @@ function acp(): AcpHost {
   return {
     runtime: { provider: (cwd) => createDenoProvider({ cwd }), search: createDenoSearchBackend({ runner }), runner },
     readText: (path) => Deno.readTextFile(path),
+    env(name) {
+      try {
+        return Deno.env.get(name);
+      } catch {
+        // Without --allow-env for it, the variable is as good as unset.
+        return undefined;
+      }
+    },
     stdio() {
       const stop = new AbortController();
       // Without these, a signal would end the process at once and leave a running command's tree behind.
@@ -43,15 +55,76 @@ function acp(): AcpHost {
   };
 }
 
+function mcp(tempRoots: readonly string[]): McpHost {
+  const runner = createDenoProcessRunner();
+  const signalled = new Promise<void>((resolve) => {
+    for (const name of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(name, () => resolve());
+  });
+  const runtime = (backend: "node" | "memory"): McpRuntime => {
+    const workspaces = new Map<string, Promise<McpWorkspace>>();
+    let volume: Promise<import("memfs").Volume> | undefined;
+    const loaded = new Set<string>();
+    const open = async (roots: readonly string[]): Promise<McpWorkspace> => {
+      const cwd = roots[0] ?? "/";
+      const spillDirectory = `${tempRoots[0] ?? "/tmp"}/toolfs-spill`;
+      if (backend === "node") {
+        const fs = createDenoProvider({ cwd });
+        return { fs, search: createDenoSearchBackend({ engine: "fallback", runner }), spill: createFsSpillStore(fs, spillDirectory), runner };
+      }
+      const [{ createMemoryProvider, createMemoryVolume }, { loadDirectory }] = await Promise.all([import("../memory/mod.ts"), import("../memory/load.ts")]);
+      const shared = await (volume ??= Promise.resolve(createMemoryVolume()));
+      for (const root of roots.filter((r) => !loaded.has(r))) {
+        loaded.add(root);
+        await loadDirectory(root, shared);
+      }
+      const fs = createMemoryProvider({ volume: shared, cwd });
+      return { fs, search: createEngineBackend(fs), spill: createFsSpillStore(fs, spillDirectory) };
+    };
+    return {
+      tempRoots,
+      workspace(roots) {
+        const key = roots.join("\0");
+        let workspace = workspaces.get(key);
+        if (!workspace) workspaces.set(key, (workspace = open(roots)));
+        return workspace;
+      },
+      async realDirectory(path) {
+        const real = await realDirectory(path);
+        return typeof real === "string" ? real : undefined;
+      },
+    };
+  };
+  return {
+    runtime,
+    async stdio(session) {
+      const [{ StdioServerTransport }, { default: process }] = await Promise.all([import("@modelcontextprotocol/server/stdio"), import("node:process")]);
+      const closed = new Promise<void>((resolve) => (session.server.onclose = resolve));
+      void signalled.then(() => session.server.close());
+      await session.server.connect(new StdioServerTransport(process.stdin, process.stdout));
+      await closed;
+    },
+    async http(handler, hostname, port, listening) {
+      const server = Deno.serve({ hostname, port, onListen: ({ port: bound }) => listening(`http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${bound}/mcp`) }, (request) => handler.fetch(request));
+      await signalled;
+      await server.shutdown();
+    },
+    env: (name) => Deno.env.get(name),
+  };
+}
+
+const tempRoots = (await Promise.all(["/tmp"].map((t) => Deno.realPath(t).catch(() => undefined)))).filter((t) => t !== undefined);
+
 const status = await runCli(Deno.args, {
   cwd: Deno.cwd(),
   realDirectory,
   provider,
-  tempRoots: (await Promise.all(["/tmp"].map((t) => Deno.realPath(t).catch(() => undefined)))).filter((t) => t !== undefined),
+  tempRoots,
+  confinement: () => detectBubblewrap(createDenoProcessRunner()),
   ask: undefined,
   out: (text) => writeAll(Deno.stdout, text),
   err: (text) => writeAll(Deno.stderr, text),
   acp,
+  mcp: () => mcp(tempRoots),
 });
 // The signal listeners would keep the process alive; the CLI is done.
 Deno.exit(status);

@@ -1,12 +1,16 @@
-// The conformance suite under `deno test`, against the Deno adapter on a real temporary directory.
+// The conformance suite under `deno test`, against the Deno adapter on a real temporary directory: with
+// libc through FFI when --allow-ffi is granted, and once more with path-based publication for the groups
+// that publication touches.
 import { runConformance } from "../../conformance/mod.ts";
 import { createDenoSubject } from "./subject.ts";
 
-await runConformance(
-  {
-    test: (name, fn) => Deno.test(name, fn),
-    skip: (name, reason) => Deno.test({ name: `${name} (${reason})`, ignore: true, fn() {} }),
-  },
-  createDenoSubject,
-  { prefix: "deno" },
-);
+const harness = {
+  test: (name: string, fn: () => Promise<void>) => Deno.test(name, fn),
+  skip: (name: string, reason: string) => Deno.test({ name: `${name} (${reason})`, ignore: true, fn() {} }),
+};
+
+await runConformance(harness, () => createDenoSubject(), { prefix: "deno" });
+await runConformance(harness, () => createDenoSubject({ ffi: false }), {
+  prefix: "deno-without-ffi",
+  groups: ["write", "version-guard", "symlinks", "race"],
+});

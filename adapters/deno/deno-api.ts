@@ -54,7 +54,19 @@ export interface DenoChildProcess {
   kill(signo?: DenoSignal): void;
 }
 
-export type DenoPermissionDescriptor = { name: "run"; command?: string } | { name: "env"; variable?: string };
+export type DenoPermissionDescriptor =
+  | { name: "run"; command?: string }
+  | { name: "env"; variable?: string }
+  | { name: "write"; path?: string }
+  | { name: "ffi"; path?: string };
+
+/** The part of a foreign function's description this adapter uses. */
+export interface DenoForeignFunction {
+  readonly name?: string;
+  readonly parameters: readonly ("i32" | "u32" | "i64" | "usize" | "buffer" | "pointer")[];
+  readonly result: "i32" | "isize" | "pointer";
+  readonly nonblocking?: boolean;
+}
 
 export interface DenoApi {
   cwd(): string;
@@ -67,7 +79,7 @@ export interface DenoApi {
     path: string,
     options: { read?: boolean; write?: boolean; createNew?: boolean; mode?: number },
   ): Promise<DenoFsFile>;
-  mkdir(path: string, options: { recursive?: boolean }): Promise<void>;
+  mkdir(path: string, options: { recursive?: boolean; mode?: number }): Promise<void>;
   chmod(path: string, mode: number): Promise<void>;
   rename(oldpath: string, newpath: string): Promise<void>;
   link(oldpath: string, newpath: string): Promise<void>;
@@ -79,7 +91,11 @@ export interface DenoApi {
   kill(pid: number, signo?: DenoSignal): void;
   readonly permissions: { querySync(descriptor: DenoPermissionDescriptor): { readonly state: "granted" | "denied" | "prompt" } };
   readonly env: { toObject(): Record<string, string> };
-  readonly build: { readonly os: string };
+  readonly pid: number;
+  hostname(): string;
+  readonly build: { readonly os: string; readonly arch: string };
+  dlopen<const S extends Readonly<Record<string, DenoForeignFunction>>>(filename: string, symbols: S): { readonly symbols: unknown; close(): void };
+  readonly UnsafePointerView: new (pointer: never) => { getInt32(offset?: number): number };
 }
 
 /** The running Deno namespace; throws a clear error outside Deno. */

@@ -34,9 +34,11 @@ export interface DenoProcessRunnerOptions extends ProcessRunnerOptions {
    */
   readonly kill?: string | false;
   /**
-   * The program that lists processes when /proc may not be read (Deno allows that only with `--allow-all`), so
-   * a stop can wait for descendants and tell a running process from a zombie. Default `"ps"` (procps); needs
-   * `--allow-run` for it. Without either, the runner waits for the child alone.
+   * The program that lists processes when /proc may not be read (the read permission does not cover it), so a
+   * stop can wait for descendants and tell a running process from a zombie. Default `"ps"` (procps); needs
+   * `--allow-run` for it. Without either, `kill -0` on the child's group tells whether anything of the tree is
+   * left (zombies count, so a stop waits out its grace and then kills the group); without a group, the runner
+   * waits for the child alone.
    */
   readonly ps?: string | false;
 }
@@ -46,7 +48,12 @@ export interface DenoProcessRunnerOptions extends ProcessRunnerOptions {
  * `--allow-run=setsid,kill,ps` besides them is what stopping a whole tree takes.
  */
 export function createDenoProcessRunner(options?: DenoProcessRunnerOptions): ProcessRunner {
-  return createProcessRunner(new DenoProcessDriver(denoApi(), options), options);
+  return denoProcessRunnerOver(denoApi(), options);
+}
+
+/** The runner over another slice of the Deno namespace (tests take /proc away through it). */
+export function denoProcessRunnerOver(deno: DenoApi, options?: DenoProcessRunnerOptions): ProcessRunner {
+  return createProcessRunner(new DenoProcessDriver(deno, options), options);
 }
 
 // util-linux setsid, when it cannot execute the program, says so on stderr and exits 127 (not found) or 126.
@@ -140,7 +147,7 @@ class DenoProcessDriver implements ProcessDriver {
       leadsGroup: viaSetsid,
       table: () => this.#table(),
       send: (signal, targets) => this.#send(signal, targets, child),
-      fallbackAlive: async () => !exited,
+      fallbackAlive: async () => (viaSetsid ? this.#groupAlive(child.pid, () => exited) : !exited),
     });
     return {
       pid: child.pid,
@@ -169,6 +176,19 @@ class DenoProcessDriver implements ProcessDriver {
       return listed.success ? parsePsTable(new TextDecoder().decode(listed.stdout)) : undefined;
     } catch {
       return undefined;
+    }
+  }
+
+  // Without a process table, whether anything of the child's group is left: `kill -0` on the group. It counts
+  // zombies too, which only makes a stop wait out its grace before the group gets SIGKILL; going by the child
+  // alone would leave a descendant that ignores SIGTERM running.
+  async #groupAlive(group: number, exited: () => boolean): Promise<boolean> {
+    if (this.#kill === false || !this.#permitted(this.#kill)) return !exited();
+    try {
+      const probe = new this.#deno.Command(this.#kill, { args: ["-0", "--", `-${group}`], stdin: "null", stdout: "null", stderr: "null" });
+      return (await probe.spawn().status).success;
+    } catch {
+      return !exited();
     }
   }
 

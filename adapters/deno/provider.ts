@@ -3,42 +3,58 @@ import {
   type FileSystem,
   FsError,
   type FsCapabilities,
+  type FsDirectory,
   type FsDriver,
   type FsDriverHandle,
-  type FsDriverPublishOptions,
   type FsDriverStat,
-  stagingPath,
-  throwIfAborted,
+  type FsProcessInfo,
+  type FsStagedFile,
+  joinPath,
+  localDiskStorage,
 } from "../../core/mod.ts";
 import { type DenoApi, type DenoFileInfo, denoApi } from "./deno-api.ts";
+import { type Libc, openLibc } from "./libc.ts";
 import { denoCall, isAbsent, mapDenoError } from "./map-error.ts";
 
 export interface DenoProviderOptions {
   /** Absolute base directory for relative paths; defaults to `Deno.cwd()`. */
   readonly cwd?: string;
+  /**
+   * Publish through libc's `openat` family (Linux, needs `--allow-ffi`), which a rename racing the write
+   * cannot redirect. Default: when FFI is granted. `false` keeps to `Deno.*` paths (`pinnedPublication: false`).
+   */
+  readonly ffi?: boolean;
 }
 
-/** A FileSystem over `Deno.*` on the local disk. Needs read and write permission for the paths it serves. */
+/**
+ * A FileSystem over `Deno.*` on the local disk. Needs read and write permission for the paths it serves;
+ * with `--allow-ffi` on Linux its writes cannot be redirected by a concurrent rename (see the README).
+ */
 export function createDenoProvider(options?: DenoProviderOptions): FileSystem {
   const deno = denoApi();
-  return createFileSystem(new DenoDriver(deno), { cwd: options?.cwd ?? deno.cwd() });
+  const libc = options?.ffi === false ? undefined : openLibc(deno);
+  return createFileSystem(new DenoDriver(deno, libc), { cwd: options?.cwd ?? deno.cwd() });
 }
-
-const WRITE_CHUNK = 1 << 20;
 
 class DenoDriver implements FsDriver {
   readonly capabilities: FsCapabilities;
+  readonly newFileMode: number;
+  readonly storage: object = localDiskStorage();
+  readonly processes: FsProcessInfo;
   readonly #deno: DenoApi;
-  readonly #newFileMode: number;
+  readonly #libc: Libc | undefined;
 
-  constructor(deno: DenoApi) {
+  constructor(deno: DenoApi, libc: Libc | undefined) {
     this.#deno = deno;
+    this.#libc = libc;
     this.capabilities = {
       symlinks: true,
       fileModes: true,
       permissionErrors: !mayBeRoot(deno),
       // Deno reports mtime in milliseconds and ctime in whole seconds.
       timestampResolutionMs: 1000,
+      pinnedPublication: libc !== undefined,
+      detectsDeadWriters: libc !== undefined,
     };
     let mask = 0o022;
     try {
@@ -46,7 +62,15 @@ class DenoDriver implements FsDriver {
     } catch {
       // Reading the umask needs --allow-sys=umask; without it new files get the common default.
     }
-    this.#newFileMode = 0o666 & ~mask;
+    this.newFileMode = 0o666 & ~mask;
+    let host: string | undefined;
+    try {
+      host = deno.hostname();
+    } catch {
+      host = libc?.hostname(); // --allow-sys=hostname not granted
+    }
+    // Without FFI there is no way to ask whether a pid is running: owners are judged by age alone.
+    this.processes = { pid: deno.pid, host, alive: (pid) => libc?.alive(pid) };
   }
 
   async realpath(path: string): Promise<string | undefined> {
@@ -71,11 +95,7 @@ class DenoDriver implements FsDriver {
   }
 
   readdir(path: string): Promise<string[]> {
-    return denoCall(async () => {
-      const names: string[] = [];
-      for await (const entry of this.#deno.readDir(path)) names.push(entry.name);
-      return names;
-    });
+    return readNames(this.#deno, path);
   }
 
   async open(path: string): Promise<FsDriverHandle> {
@@ -106,47 +126,154 @@ class DenoDriver implements FsDriver {
     };
   }
 
-  mkdirp(path: string): Promise<void> {
-    return denoCall(() => this.#deno.mkdir(path, { recursive: true }));
+  async openDirectory(path: string): Promise<FsDirectory> {
+    const deno = this.#deno;
+    if (this.#libc) {
+      // FFI is not bound by Deno's path permissions; keep to what the process was granted.
+      if (deno.permissions.querySync({ name: "write", path }).state !== "granted") {
+        throw new FsError("FS_PERMISSION_DENIED", "Deno's permissions do not allow it");
+      }
+      return this.#libc.openDirectory(path);
+    }
+    const info = await denoCall(() => deno.stat(path));
+    if (!info.isDirectory) throw new FsError("FS_NOT_FOUND", "a parent segment is not a directory");
+    return new PathDirectory(deno, await denoCall(() => deno.realPath(path)), toStat(info).id);
+  }
+}
+
+// Without FFI a directory can only be named by its path. Every operation first checks that the path still
+// leads to the directory that was opened, which narrows the race to the instant between the check and the
+// call; it does not close it (`pinnedPublication: false`).
+class PathDirectory implements FsDirectory {
+  readonly #deno: DenoApi;
+  readonly #path: string;
+  readonly #id: string;
+
+  constructor(deno: DenoApi, path: string, id: string) {
+    this.#deno = deno;
+    this.#path = path;
+    this.#id = id;
   }
 
-  async publish(path: string, bytes: Uint8Array, options: FsDriverPublishOptions): Promise<"published" | "exists"> {
-    const deno = this.#deno;
-    const temp = stagingPath(path);
-    let file: Awaited<ReturnType<DenoApi["open"]>> | undefined;
+  async currentPath(): Promise<string | undefined> {
     try {
-      file = await denoCall(() => deno.open(temp, { write: true, createNew: true, mode: 0o600 }));
-      for (let offset = 0; offset < bytes.length; ) {
-        throwIfAborted(options.signal);
-        const chunk = bytes.subarray(offset, offset + WRITE_CHUNK);
-        offset += await denoCall(() => file!.write(chunk));
-      }
-      if (options.durable) await denoCall(() => file!.sync());
-      file.close();
-      file = undefined;
-      await options.beforeCommit();
-      // Owner-only while staged; the final mode only once publication is decided.
-      await denoCall(() => deno.chmod(temp, options.mode ?? this.#newFileMode));
-      if (!options.exclusive) {
-        await denoCall(() => deno.rename(temp, path));
-        return "published";
-      }
-      try {
-        await deno.link(temp, path);
-        return "published";
-      } catch (error) {
-        if ((error as { name?: unknown }).name === "AlreadyExists") return "exists";
-        throw mapDenoError(error);
-      }
-    } finally {
-      try {
-        file?.close();
-      } catch {
-        // Already closed.
-      }
-      await deno.remove(temp).catch(() => undefined);
+      const now = await this.#deno.realPath(this.#path);
+      return toStat(await this.#deno.stat(now)).id === this.#id ? now : undefined;
+    } catch {
+      return undefined;
     }
   }
+
+  async stat(): Promise<FsDriverStat> {
+    return toStat(await denoCall(() => this.#deno.stat(this.#path)));
+  }
+
+  async lstat(name: string): Promise<FsDriverStat | undefined> {
+    const at = await this.#at(name);
+    return probe(() => this.#deno.lstat(at));
+  }
+
+  async openDirectory(name: string): Promise<FsDirectory | undefined> {
+    const at = await this.#at(name);
+    const stat = await probe(() => this.#deno.lstat(at));
+    if (!stat) return undefined;
+    if (stat.type !== "directory") throw new FsError("FS_NOT_DIRECTORY", "it is not a directory");
+    return new PathDirectory(this.#deno, at, stat.id);
+  }
+
+  async mkdir(name: string, mode: number): Promise<boolean> {
+    const at = await this.#at(name);
+    return denoCall(() => this.#deno.mkdir(at, { mode }).then(() => true, ifExists(false)));
+  }
+
+  async createFile(name: string, mode: number): Promise<FsStagedFile | undefined> {
+    const deno = this.#deno;
+    const at = await this.#at(name);
+    const file = await denoCall(() => deno.open(at, { write: true, createNew: true, mode }).catch(ifExists(undefined)));
+    if (!file) return undefined;
+    let closed = false;
+    return {
+      write: (bytes) => denoCall(() => file.write(bytes)),
+      sync: () => denoCall(() => file.sync()),
+      // Deno files have no fchmod: by path, after the same check as every other operation.
+      chmod: async (to) => denoCall(async () => deno.chmod(await this.#at(name), to)),
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        file.close();
+      },
+    };
+  }
+
+  async readFile(name: string, maxBytes: number): Promise<Uint8Array | undefined> {
+    const at = await this.#at(name);
+    if ((await probe(() => this.#deno.lstat(at)))?.type !== "file") return undefined;
+    let file: Awaited<ReturnType<DenoApi["open"]>>;
+    try {
+      file = await this.#deno.open(at, { read: true });
+    } catch (error) {
+      if (isAbsent(error)) return undefined;
+      throw mapDenoError(error);
+    }
+    try {
+      const buffer = new Uint8Array(maxBytes);
+      return buffer.subarray(0, (await denoCall(() => file.read(buffer))) ?? 0);
+    } finally {
+      file.close();
+    }
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    const source = await this.#at(from);
+    await denoCall(() => this.#deno.rename(source, joinPath(this.#path, to)));
+  }
+
+  async link(from: string, to: string): Promise<boolean> {
+    const source = await this.#at(from);
+    return denoCall(() => this.#deno.link(source, joinPath(this.#path, to)).then(() => true, ifExists(false)));
+  }
+
+  async unlink(name: string): Promise<boolean> {
+    const at = await this.#at(name);
+    const stat = await probe(() => this.#deno.lstat(at));
+    if (!stat) return false;
+    if (stat.type === "directory") throw new FsError("FS_NOT_REGULAR_FILE", "it is a directory");
+    try {
+      await this.#deno.remove(at);
+      return true;
+    } catch (error) {
+      if (isAbsent(error)) return false;
+      throw mapDenoError(error);
+    }
+  }
+
+  async readdir(): Promise<string[]> {
+    return readNames(this.#deno, await this.#at("."));
+  }
+
+  async close(): Promise<void> {}
+
+  async #at(name: string): Promise<string> {
+    if ((await this.currentPath()) !== this.#path) {
+      throw new FsError("FS_STALE_VERSION", "its folder was moved or removed while writing; read it again");
+    }
+    return name === "." ? this.#path : joinPath(this.#path, name);
+  }
+}
+
+function ifExists<T>(value: T): (error: unknown) => T {
+  return (error) => {
+    if ((error as { name?: unknown }).name === "AlreadyExists") return value;
+    throw error;
+  };
+}
+
+async function readNames(deno: DenoApi, path: string): Promise<string[]> {
+  return denoCall(async () => {
+    const names: string[] = [];
+    for await (const entry of deno.readDir(path)) names.push(entry.name);
+    return names;
+  });
 }
 
 // Root bypasses permission bits. Asking needs --allow-sys=uid; when refused, claim nothing.
@@ -175,6 +302,6 @@ function toStat(info: DenoFileInfo): FsDriverStat {
     mtimeMs,
     mode: (info.mode ?? 0) & 0o777,
     token: `${info.dev}:${info.ino ?? ""}:${info.size}:${mtimeMs}:${info.ctime?.getTime() ?? ""}`,
+    id: `${info.dev}:${info.ino ?? ""}`,
   };
 }
-

@@ -4,9 +4,8 @@ import { promises as fsp } from "node:fs";
 import { join } from "node:path";
 import { Volume } from "memfs";
 
-/** A new volume holding a copy of `root` (an absolute, canonical directory path). */
-export async function loadDirectory(root: string): Promise<Volume> {
-  const volume = new Volume();
+/** A volume (new, or the one given) holding a copy of `root` (an absolute, canonical directory path). */
+export async function loadDirectory(root: string, volume: Volume = new Volume()): Promise<Volume> {
   volume.mkdirSync(root, { recursive: true });
   await copy(root, root, volume);
   return volume;

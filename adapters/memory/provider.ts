@@ -4,15 +4,16 @@ import {
   errnoError,
   type FileSystem,
   type FsCapabilities,
+  type FsDirectory,
   type FsDriver,
   type FsDriverHandle,
-  type FsDriverPublishOptions,
   type FsDriverStat,
+  FsError,
+  type FsStagedFile,
   isAbsentError,
+  joinPath,
   parentPath,
-  stagingPath,
   resolvePath,
-  throwIfAborted,
 } from "../../core/mod.ts";
 import { mapMemfsError, memfsCall } from "./map-error.ts";
 
@@ -67,18 +68,24 @@ const NEW_FILE_MODE = 0o644;
 
 // memfs runs every call synchronously, so a check followed by a mutation in the same turn cannot be
 // interleaved with any other caller; the driver relies on that instead of memfs's rename of symlinks and
-// directories, which loses data.
+// directories, which loses data, and renames only files.
 class MemoryDriver implements FsDriver {
   readonly capabilities: FsCapabilities = {
     symlinks: true,
     fileModes: true,
     permissionErrors: true,
     timestampResolutionMs: 1,
+    pinnedPublication: true,
+    detectsDeadWriters: false,
   };
+  readonly newFileMode = NEW_FILE_MODE;
+  // Providers of one volume share its lock table and publication counters; no other process can reach it.
+  readonly storage: object;
   readonly #vol: Volume;
 
   constructor(volume: Volume) {
     this.#vol = volume;
+    this.storage = volume;
   }
 
   async realpath(path: string): Promise<string | undefined> {
@@ -116,40 +123,174 @@ class MemoryDriver implements FsDriver {
     };
   }
 
-  async mkdirp(path: string): Promise<void> {
-    memfsCall(() => this.#vol.mkdirSync(path, { recursive: true }));
-  }
-
-  async publish(path: string, bytes: Uint8Array, options: FsDriverPublishOptions): Promise<"published" | "exists"> {
+  async openDirectory(path: string): Promise<FsDirectory> {
     const vol = this.#vol;
-    // A fresh node per publication: a reader holding the old one keeps reading the old bytes, as on disk.
-    const temp = stagingPath(path);
-    try {
-      memfsCall(() => vol.writeFileSync(temp, bytes, { flag: "wx", mode: 0o600 }));
-      throwIfAborted(options.signal);
-      await options.beforeCommit();
-      const existing = this.#probe(() => vol.lstatSync(path));
-      if (existing && options.exclusive) return "exists";
-      if (existing && existing.type !== "file") throw errnoError("EISDIR", undefined);
-      memfsCall(() => vol.chmodSync(temp, options.mode ?? NEW_FILE_MODE));
-      memfsCall(() => vol.renameSync(temp, path));
-      return "published";
-    } finally {
-      try {
-        vol.unlinkSync(temp);
-      } catch {
-        // Already renamed into place, or never created.
-      }
-    }
+    const real = memfsCall(() => String(vol.realpathSync(path)));
+    const stat = memfsCall((): MemfsStats => vol.statSync(real));
+    if (!stat.isDirectory()) throw errnoError("ENOTDIR", undefined);
+    return new MemoryDirectory(vol, real, stat);
   }
 
   #probe(work: () => MemfsStats): FsDriverStat | undefined {
+    return probe(work);
+  }
+}
+
+// A directory pinned by identity (inode and birth time), as a descriptor pins one on disk: every operation
+// finds the opened directory, through no symlink, and acts on it in the same synchronous turn, so no other
+// code runs between finding and acting. A directory moved elsewhere is found again by a walk of the volume
+// (rare: only a rename racing the write moves it).
+class MemoryDirectory implements FsDirectory {
+  readonly #vol: Volume;
+  readonly #ino: number;
+  readonly #born: number;
+  #path: string;
+
+  constructor(vol: Volume, path: string, stat: MemfsStats) {
+    this.#vol = vol;
+    this.#path = path;
+    this.#ino = stat.ino;
+    this.#born = stat.birthtimeMs;
+  }
+
+  async currentPath(): Promise<string | undefined> {
+    return this.#locate();
+  }
+
+  async stat(): Promise<FsDriverStat> {
+    return toStat(memfsCall((): MemfsStats => this.#vol.lstatSync(this.#here())));
+  }
+
+  async lstat(name: string): Promise<FsDriverStat | undefined> {
+    return probe(() => this.#vol.lstatSync(this.#at(name)));
+  }
+
+  async openDirectory(name: string): Promise<FsDirectory | undefined> {
+    const path = this.#at(name);
+    const stat = probeRaw(() => this.#vol.lstatSync(path));
+    if (!stat) return undefined;
+    if (!stat.isDirectory()) throw new FsError("FS_NOT_DIRECTORY", "it is not a directory");
+    return new MemoryDirectory(this.#vol, path, stat);
+  }
+
+  async mkdir(name: string, mode: number): Promise<boolean> {
+    const path = this.#at(name);
+    if (probeRaw(() => this.#vol.lstatSync(path))) return false;
+    memfsCall(() => this.#vol.mkdirSync(path, { mode }));
+    return true;
+  }
+
+  async createFile(name: string, mode: number): Promise<FsStagedFile | undefined> {
+    const vol = this.#vol;
+    const path = this.#at(name);
+    if (probeRaw(() => vol.lstatSync(path))) return undefined;
+    const fd = memfsCall(() => vol.openSync(path, "wx", mode));
+    return {
+      write: async (bytes) => memfsCall(() => vol.writeSync(fd, bytes)),
+      sync: async () => undefined,
+      chmod: async (to) => memfsCall(() => vol.fchmodSync(fd, to)),
+      close: async () => memfsCall(() => vol.closeSync(fd)),
+    };
+  }
+
+  async readFile(name: string, maxBytes: number): Promise<Uint8Array | undefined> {
+    const vol = this.#vol;
+    const path = this.#at(name);
+    if (!probeRaw(() => vol.lstatSync(path))?.isFile()) return undefined;
+    const buffer = new Uint8Array(maxBytes);
+    const fd = memfsCall(() => vol.openSync(path, "r"));
     try {
-      return toStat(work());
-    } catch (error) {
-      if (isAbsentError(error)) return undefined;
-      throw mapMemfsError(error);
+      return buffer.subarray(0, memfsCall(() => vol.readSync(fd, buffer, 0, maxBytes, 0)));
+    } finally {
+      vol.closeSync(fd);
     }
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    const here = this.#here();
+    const destination = joinPath(here, to);
+    // memfs would replace a directory (or misplace a symlink); the kernel refuses the first.
+    if (probeRaw(() => this.#vol.lstatSync(destination))?.isDirectory()) throw errnoError("EISDIR", undefined);
+    memfsCall(() => this.#vol.renameSync(joinPath(here, from), destination));
+  }
+
+  async link(from: string, to: string): Promise<boolean> {
+    const here = this.#here();
+    const destination = joinPath(here, to);
+    if (probeRaw(() => this.#vol.lstatSync(destination))) return false;
+    memfsCall(() => this.#vol.linkSync(joinPath(here, from), destination));
+    return true;
+  }
+
+  async unlink(name: string): Promise<boolean> {
+    const path = this.#at(name);
+    const stat = probeRaw(() => this.#vol.lstatSync(path));
+    if (!stat) return false;
+    if (stat.isDirectory()) throw errnoError("EISDIR", undefined);
+    memfsCall(() => this.#vol.unlinkSync(path));
+    return true;
+  }
+
+  async readdir(): Promise<string[]> {
+    return memfsCall(() => this.#vol.readdirSync(this.#here()).map((name) => String(name)));
+  }
+
+  async close(): Promise<void> {}
+
+  #is(path: string): boolean {
+    try {
+      const stat = this.#vol.lstatSync(path) as MemfsStats;
+      return stat.isDirectory() && stat.ino === this.#ino && stat.birthtimeMs === this.#born && String(this.#vol.realpathSync(path)) === path;
+    } catch {
+      return false;
+    }
+  }
+
+  #locate(): string | undefined {
+    if (this.#is(this.#path)) return this.#path;
+    const pending = ["/"];
+    for (let dir = pending.pop(); dir !== undefined; dir = pending.pop()) {
+      if (this.#is(dir)) return (this.#path = dir);
+      let names: string[];
+      try {
+        names = this.#vol.readdirSync(dir).map(String);
+      } catch {
+        continue;
+      }
+      for (const name of names) {
+        const child = joinPath(dir, name);
+        if (probeRaw(() => this.#vol.lstatSync(child))?.isDirectory()) pending.push(child);
+      }
+    }
+    return undefined;
+  }
+
+  #here(): string {
+    const here = this.#locate();
+    if (here === undefined) throw new FsError("FS_NOT_FOUND", "its folder was removed while writing");
+    return here;
+  }
+
+  #at(name: string): string {
+    return joinPath(this.#here(), name);
+  }
+}
+
+function probeRaw(work: () => unknown): MemfsStats | undefined {
+  try {
+    return work() as MemfsStats;
+  } catch (error) {
+    if (isAbsentError(error)) return undefined;
+    throw mapMemfsError(error);
+  }
+}
+
+function probe(work: () => MemfsStats): FsDriverStat | undefined {
+  try {
+    return toStat(work());
+  } catch (error) {
+    if (isAbsentError(error)) return undefined;
+    throw mapMemfsError(error);
   }
 }
 
@@ -159,6 +300,7 @@ interface MemfsStats {
   readonly mtimeMs: number;
   readonly ctimeMs: number;
   readonly ino: number;
+  readonly birthtimeMs: number;
   readonly mode: number;
   isFile(): boolean;
   isDirectory(): boolean;
@@ -172,6 +314,7 @@ function toStat(s: MemfsStats): FsDriverStat {
     mtimeMs: s.mtimeMs,
     mode: s.mode & 0o777,
     token: `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`,
+    id: String(s.ino),
   };
 }
 

@@ -1,7 +1,7 @@
 // Test support: a conformance subject on a fresh memfs volume, probed through the volume directly. Runs
 // unchanged under vitest and deno test.
 import { Volume } from "memfs";
-import type { Probe, ProbeInfo, Subject } from "../../conformance/mod.ts";
+import type { Probe, ProbeInfo, RaceHooks, Subject } from "../../conformance/mod.ts";
 import { createEngineBackend, type FileSystem, parentPath, resolvePath } from "../../core/mod.ts";
 import { createMemoryProvider, createMemoryVolume } from "./mod.ts";
 
@@ -13,12 +13,51 @@ export async function createMemorySubject(makeProvider?: (volume: Volume, cwd: s
   const volume = createMemoryVolume();
   volume.mkdirSync(ROOT, { recursive: true });
   volume.mkdirSync(OUTSIDE, { recursive: true });
-  const provider = makeProvider ? makeProvider(volume, ROOT) : createMemoryProvider({ volume, cwd: ROOT });
+  const make = makeProvider ?? ((v: Volume, cwd: string) => createMemoryProvider({ volume: v, cwd }));
+  const provider = make(volume, ROOT);
+  const races: RaceHooks = {
+    sibling: async () => make(volume, ROOT),
+    swapper: async (dir, link) => memorySwapper(volume, resolvePath(ROOT, dir), resolvePath(ROOT, link)),
+  };
   return {
     provider,
     probe: memoryProbe(volume, ROOT, OUTSIDE),
     search: createEngineBackend(provider),
+    races,
     dispose: async () => volume.reset(),
+  };
+}
+
+// No other process can reach a volume, so the race is in-process: exchanges between the writer's steps
+// (microtask turns). A macrotask turn every 100,000 exchanges keeps a writer that waits on a
+// timer from starving; a writer that needs none is raced at every step.
+function memorySwapper(volume: Volume, a: string, b: string): { stop(): Promise<number> } {
+  let running = true;
+  let count = 0;
+  const exchange = () => {
+    const [link, dir] = volume.lstatSync(a).isSymbolicLink() ? [a, b] : [b, a];
+    const pointed = String(volume.readlinkSync(link));
+    volume.unlinkSync(link);
+    volume.renameSync(dir, link);
+    volume.symlinkSync(pointed, dir);
+    count++;
+  };
+  const loop = (async () => {
+    while (running) {
+      exchange();
+      // Windows of 0 to 210 quiet steps, in a fixed cycle, so that some writes complete between exchanges and
+      // the others meet one at every step of publication.
+      for (let quiet = (count * 31) % 211; quiet > 0 && running; quiet--) await Promise.resolve();
+      await (count % 100_000 === 0 ? new Promise((resolve) => setTimeout(resolve, 0)) : Promise.resolve());
+    }
+    if (count % 2 === 1) exchange();
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return count;
+    },
   };
 }
 

@@ -35,6 +35,20 @@ describe("createNodeSearchBackend's engine option", () => {
     }
   });
 
+  test("with fallback, a streamed search falls back too, and the stream starts clean", async () => {
+    const { probe, dispose } = await createNodeSubject();
+    try {
+      await probe.writeFile("src/a.ts", "alpha\n");
+      await probe.writeFile("src/b.ts", "alpha\n");
+      const backend = createNodeSearchBackend({ ripgrep: missing, engine: "fallback" });
+      const paths: string[] = [];
+      const outcome = await backend.streamFiles!({ cwd: probe.root }, { push: (path) => void paths.push(path) });
+      expect([outcome.stopped, paths, backend.name]).toEqual([false, ["src/a.ts", "src/b.ts"], "engine"]);
+    } finally {
+      await dispose();
+    }
+  });
+
   test("with fallback, other ripgrep failures are passed on", async () => {
     const { probe, dispose } = await createNodeSubject();
     try {

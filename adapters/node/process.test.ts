@@ -1,8 +1,9 @@
 // The Node process runner against real processes: the shared cases, plus what Node reports distinctly.
 import { expect, test } from "vitest";
-import { isProcessError } from "../../core/mod.ts";
-import { registerProcessCases } from "../../test/process-cases.ts";
+import { createProcessRunner, isProcessError } from "../../core/mod.ts";
+import { registerProcessCases, registerTablelessCases } from "../../test/process-cases.ts";
 import { createNodeProcessRunner } from "./mod.ts";
+import { nodeProcessDriverOver } from "./process.ts";
 
 const runner = createNodeProcessRunner();
 
@@ -14,3 +15,6 @@ test("node process runner: a missing program is PROCESS_NOT_FOUND, a file that i
   const notExecutable = await runner.run({ command: "/etc/passwd" }).catch((e: unknown) => e);
   expect(isProcessError(notExecutable, "PROCESS_PERMISSION_DENIED")).toBe(true);
 });
+
+// As on macOS, which has no /proc: no process table at all.
+registerTablelessCases(test, createProcessRunner(nodeProcessDriverOver(async () => undefined)), "node");

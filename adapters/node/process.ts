@@ -8,6 +8,7 @@ import {
   type ProcessExit,
   type ProcessRunner,
   type ProcessRunnerOptions,
+  type ProcEntry,
   type ProcIo,
   processTree,
   readProcTable,
@@ -26,44 +27,52 @@ export function createNodeProcessRunner(options?: ProcessRunnerOptions): Process
 }
 
 /** The driver behind {@link createNodeProcessRunner}, for composing a runner with other options. */
-export const nodeProcessDriver: ProcessDriver = {
-  spawn(request) {
-    return new Promise((resolve, reject) => {
-      let child: ChildProcess;
-      try {
-        child = spawn(request.command, [...request.args], {
-          cwd: request.cwd,
-          env: environment(request.env),
-          stdio: ["ignore", "pipe", "pipe"],
-          detached: true,
-          windowsHide: true,
-        });
-      } catch (error) {
-        classify(request, error).then(reject, reject);
-        return;
-      }
-      // Registered before the first turn of the event loop, so neither the exit nor an error can be missed.
-      const exit = new Promise<ProcessExit>((settle) => child.once("exit", (code, signal) => settle({ exitCode: code, signal })));
-      let started = false;
-      child.on("error", (error) => {
-        if (!started) classify(request, error).then(reject, reject);
-      });
-      child.once("spawn", () => {
-        started = true;
-        resolve(spawned(child, exit));
-      });
-    });
-  },
-};
+export const nodeProcessDriver: ProcessDriver = nodeProcessDriverOver(() => readProcTable(procIo));
 
-function spawned(child: ChildProcess, exit: Promise<ProcessExit>): SpawnedProcess {
+/**
+ * The driver with another process table: where none can be read (`undefined`, as on macOS, which has no /proc),
+ * stops still reach the whole group and liveness comes from probing the group. Tests use it to pin that.
+ */
+export function nodeProcessDriverOver(table: () => Promise<readonly ProcEntry[] | undefined>): ProcessDriver {
+  return { spawn: (request) => spawnNode(request, table) };
+}
+
+function spawnNode(request: SpawnRequest, table: () => Promise<readonly ProcEntry[] | undefined>): Promise<SpawnedProcess> {
+  return new Promise((resolve, reject) => {
+    let child: ChildProcess;
+    try {
+      child = spawn(request.command, [...request.args], {
+        cwd: request.cwd,
+        env: environment(request.env),
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+        windowsHide: true,
+      });
+    } catch (error) {
+      classify(request, error).then(reject, reject);
+      return;
+    }
+    // Registered before the first turn of the event loop, so neither the exit nor an error can be missed.
+    const exit = new Promise<ProcessExit>((settle) => child.once("exit", (code, signal) => settle({ exitCode: code, signal })));
+    let started = false;
+    child.on("error", (error) => {
+      if (!started) classify(request, error).then(reject, reject);
+    });
+    child.once("spawn", () => {
+      started = true;
+      resolve(spawned(child, exit, table));
+    });
+  });
+}
+
+function spawned(child: ChildProcess, exit: Promise<ProcessExit>, table: () => Promise<readonly ProcEntry[] | undefined>): SpawnedProcess {
   const pid = child.pid!;
   const stdout = child.stdout!;
   const stderr = child.stderr!;
   const tree = processTree({
     root: pid,
     leadsGroup: true,
-    table: () => readProcTable(procIo),
+    table,
     send: async (signal, targets) => send(signal, targets),
     fallbackAlive: async () => {
       try {

@@ -1,16 +1,20 @@
-import { type BigIntStats, constants, promises as fsp } from "node:fs";
+import { type BigIntStats, constants, existsSync, promises as fsp } from "node:fs";
+import { hostname } from "node:os";
 import process from "node:process";
 import {
   createFileSystem,
   type FileSystem,
   type FsCapabilities,
+  type FsDirectory,
   type FsDriver,
   type FsDriverHandle,
-  type FsDriverPublishOptions,
   type FsDriverStat,
+  FsError,
+  type FsProcessInfo,
+  type FsStagedFile,
   isAbsentError,
-  stagingPath,
-  throwIfAborted,
+  joinPath,
+  localDiskStorage,
 } from "../../core/mod.ts";
 import { mapNodeError, nodeCall } from "./map-error.ts";
 
@@ -29,10 +33,14 @@ export function createNodeDriver(): FsDriver {
   return new NodeDriver();
 }
 
-const WRITE_CHUNK = 1 << 20;
 // O_NONBLOCK keeps open() of a FIFO from waiting for a writer; it changes nothing for regular files.
 const READ_FLAGS = constants.O_RDONLY | constants.O_NONBLOCK;
-const STAGE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
+const STAGE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+// Linux's O_PATH (one value on every Linux architecture Node runs on): a handle that names a directory
+// without needing permission to read it.
+const O_PATH = 0o10000000;
+const PINNED = process.platform === "linux" && existsSync("/proc/self/fd");
+const DIRECTORY_FLAGS = (PINNED ? O_PATH : constants.O_RDONLY) | constants.O_DIRECTORY;
 
 class NodeDriver implements FsDriver {
   readonly capabilities: FsCapabilities = {
@@ -41,9 +49,13 @@ class NodeDriver implements FsDriver {
     permissionErrors: process.getuid?.() !== 0,
     // Nanosecond fields, but the kernel stamps them from a clock that may advance once per tick.
     timestampResolutionMs: 10,
+    pinnedPublication: PINNED,
+    detectsDeadWriters: true,
   };
   // New files get the mode an editor would give them, not the owner-only mode of the staged copy.
-  readonly #newFileMode = 0o666 & ~umask();
+  readonly newFileMode: number = 0o666 & ~umask();
+  readonly storage: object = localDiskStorage();
+  readonly processes: FsProcessInfo = { pid: process.pid, host: hostname(), alive };
 
   async realpath(path: string): Promise<string | undefined> {
     try {
@@ -79,48 +91,148 @@ class NodeDriver implements FsDriver {
     };
   }
 
-  mkdirp(path: string): Promise<void> {
-    return nodeCall(async () => void (await fsp.mkdir(path, { recursive: true })));
-  }
-
-  async publish(path: string, bytes: Uint8Array, options: FsDriverPublishOptions): Promise<"published" | "exists"> {
-    const temp = stagingPath(path);
-    let handle: fsp.FileHandle | undefined;
-    try {
-      handle = await nodeCall(() => fsp.open(temp, STAGE_FLAGS, 0o600));
-      for (let offset = 0; offset < bytes.length; offset += WRITE_CHUNK) {
-        throwIfAborted(options.signal);
-        const chunk = bytes.subarray(offset, offset + WRITE_CHUNK);
-        let written = 0;
-        while (written < chunk.length) {
-          const { bytesWritten } = await nodeCall(() => handle!.write(chunk, written, chunk.length - written, offset + written));
-          written += bytesWritten;
-        }
-      }
-      if (options.durable) await nodeCall(() => handle!.sync());
-      await nodeCall(() => handle!.close());
-      handle = undefined;
-      await options.beforeCommit();
-      // Owner-only while staged; the final mode only once publication is decided.
-      await nodeCall(() => fsp.chmod(temp, options.mode ?? this.#newFileMode));
-      if (!options.exclusive) {
-        await nodeCall(() => fsp.rename(temp, path));
-        return "published";
-      }
-      try {
-        await fsp.link(temp, path);
-        return "published";
-      } catch (error) {
-        if ((error as { code?: unknown }).code === "EEXIST") return "exists";
-        throw mapNodeError(error);
-      }
-    } finally {
-      await handle?.close().catch(() => undefined);
-      await fsp.rm(temp, { force: true }).catch(() => undefined);
-    }
+  async openDirectory(path: string): Promise<FsDirectory> {
+    return new NodeDirectory(await nodeCall(() => fsp.open(path, DIRECTORY_FLAGS)), path);
   }
 }
 
+// On Linux a directory is opened with O_PATH and reached through its /proc/self/fd entry: the kernel
+// resolves that magic link to the opened directory itself, so `<entry>/<name>` acts on the opened directory
+// wherever it has been moved, and a symlink swapped in for it or for an ancestor redirects nothing.
+// Elsewhere the directory's path is used, after checking that it still leads to the opened directory.
+class NodeDirectory implements FsDirectory {
+  readonly #handle: fsp.FileHandle;
+  readonly #path: string;
+  readonly #base: string;
+  // The opened directory's device and inode, which never change.
+  #opened: BigIntStats | undefined;
+
+  constructor(handle: fsp.FileHandle, path: string) {
+    this.#handle = handle;
+    this.#path = path;
+    this.#base = PINNED ? `/proc/self/fd/${handle.fd}` : path;
+  }
+
+  async currentPath(): Promise<string | undefined> {
+    try {
+      // The link says where the directory is now; comparing identities rules out a removed one (" (deleted)").
+      const now = PINNED ? await fsp.readlink(this.#base) : await fsp.realpath(this.#path);
+      const opened = (this.#opened ??= await this.#handle.stat({ bigint: true }));
+      const there = await fsp.stat(now, { bigint: true });
+      return there.dev === opened.dev && there.ino === opened.ino ? now : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  stat(): Promise<FsDriverStat> {
+    return nodeCall(async () => toStat(await this.#handle.stat({ bigint: true })));
+  }
+
+  async lstat(name: string): Promise<FsDriverStat | undefined> {
+    const at = await this.#at(name);
+    return probe(() => fsp.lstat(at, { bigint: true }));
+  }
+
+  async openDirectory(name: string): Promise<FsDirectory | undefined> {
+    const at = await this.#at(name);
+    try {
+      return new NodeDirectory(await fsp.open(at, DIRECTORY_FLAGS | constants.O_NOFOLLOW), joinPath(this.#path, name));
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code === "ENOENT") return undefined;
+      if (code === "ENOTDIR" || code === "ELOOP") throw new FsError("FS_NOT_DIRECTORY", "it is not a directory", { cause: error });
+      throw mapNodeError(error);
+    }
+  }
+
+  async mkdir(name: string, mode: number): Promise<boolean> {
+    const at = await this.#at(name);
+    return nodeCall(() => fsp.mkdir(at, { mode }).then(() => true, ifExists(false)));
+  }
+
+  async createFile(name: string, mode: number): Promise<FsStagedFile | undefined> {
+    const at = await this.#at(name);
+    const handle = await nodeCall(() => fsp.open(at, STAGE_FLAGS, mode).catch(ifExists(undefined)));
+    if (!handle) return undefined;
+    return {
+      write: (bytes) => nodeCall(async () => (await handle.write(bytes, 0, bytes.length)).bytesWritten),
+      sync: () => nodeCall(() => handle.sync()),
+      chmod: (mode) => nodeCall(() => handle.chmod(mode)),
+      close: () => nodeCall(() => handle.close()),
+    };
+  }
+
+  async readFile(name: string, maxBytes: number): Promise<Uint8Array | undefined> {
+    const at = await this.#at(name);
+    let handle: fsp.FileHandle;
+    try {
+      handle = await fsp.open(at, READ_FLAGS | constants.O_NOFOLLOW);
+    } catch (error) {
+      if (isAbsentError(error) || (error as { code?: unknown }).code === "ELOOP") return undefined;
+      throw mapNodeError(error);
+    }
+    try {
+      if (!(await handle.stat()).isFile()) return undefined;
+      const buffer = new Uint8Array(maxBytes);
+      const { bytesRead } = await handle.read(buffer, 0, maxBytes, 0);
+      return buffer.subarray(0, bytesRead);
+    } finally {
+      await handle.close().catch(() => undefined);
+    }
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    const source = await this.#at(from);
+    const destination = await this.#at(to);
+    await nodeCall(() => fsp.rename(source, destination));
+  }
+
+  async link(from: string, to: string): Promise<boolean> {
+    const source = await this.#at(from);
+    const destination = await this.#at(to);
+    return nodeCall(() => fsp.link(source, destination).then(() => true, ifExists(false)));
+  }
+
+  async unlink(name: string): Promise<boolean> {
+    const at = await this.#at(name);
+    return nodeCall(() =>
+      fsp.unlink(at).then(
+        () => true,
+        (error: unknown) => {
+          if ((error as { code?: unknown }).code === "ENOENT") return false;
+          throw error;
+        },
+      ),
+    );
+  }
+
+  async readdir(): Promise<string[]> {
+    const at = PINNED ? this.#base : await this.#at(".");
+    return nodeCall(() => fsp.readdir(at));
+  }
+
+  close(): Promise<void> {
+    return nodeCall(() => this.#handle.close());
+  }
+
+  // Without the pinned base every operation first checks that the path still leads to the opened directory,
+  // which narrows the race to the instant between the check and the call but does not close it.
+  async #at(name: string): Promise<string> {
+    if (!PINNED && (await this.currentPath()) !== this.#path) {
+      throw new FsError("FS_STALE_VERSION", "its folder was moved or removed while writing; read it again");
+    }
+    return `${this.#base}/${name}`;
+  }
+}
+
+// Turns EEXIST into a result.
+function ifExists<T>(value: T): (error: unknown) => T {
+  return (error) => {
+    if ((error as { code?: unknown }).code === "EEXIST") return value;
+    throw error;
+  };
+}
 
 async function probe(work: () => Promise<BigIntStats>): Promise<FsDriverStat | undefined> {
   try {
@@ -138,7 +250,19 @@ function toStat(s: BigIntStats): FsDriverStat {
     mtimeMs: Number(s.mtimeNs / 1000n) / 1000,
     mode: Number(s.mode & 0o777n),
     token: `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`,
+    id: `${s.dev}:${s.ino}`,
   };
+}
+
+// Signal 0 asks whether a process exists without touching it: ESRCH means none, EPERM one of another user.
+function alive(pid: number): boolean | undefined {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    return code === "ESRCH" ? false : code === "EPERM" ? true : undefined;
+  }
 }
 
 function umask(): number {

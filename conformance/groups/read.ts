@@ -23,6 +23,15 @@ export const readGroup: ConformanceGroup = {
       },
     },
     {
+      name: "with reuseBuffer, each chunk still carries the next bytes of the file",
+      async run({ provider, probe }) {
+        const content = pattern((1 << 20) + 123);
+        await probe.writeFile("big.bin", content);
+        const stream = await provider.readStream(await provider.resolve("big.bin"), { chunkSize: 64 * 1024, reuseBuffer: true });
+        assertBytes(await collect(stream), content);
+      },
+    },
+    {
       name: "chunks never exceed the requested chunk size",
       async run({ provider, probe }) {
         await probe.writeFile("a.bin", pattern(1000));

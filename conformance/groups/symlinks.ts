@@ -1,4 +1,4 @@
-import { FsError, type FsTarget, type FsVersion } from "../../core/mod.ts";
+import { FsError, type FsTarget, type FsVersion, isFsError } from "../../core/mod.ts";
 import { assert, assertBytes, assertEquals, assertRejectsCode } from "../assert.ts";
 import type { ConformanceCase, ConformanceGroup } from "../suite.ts";
 import { needsSymlinks, sleep, under, utf8 } from "../util.ts";
@@ -114,6 +114,29 @@ const cases: ConformanceCase[] = [
       };
       await assertRejectsCode(provider.write(await provider.resolve("dir/x.txt"), utf8("x"), { fence }), "FS_SANDBOX_DENIED");
       assertEquals(await probe.list(probe.outside), [], "nothing written outside");
+    },
+  },
+  {
+    name: "a refused write through a parent swapped for an outward symlink after the first check creates no directory outside",
+    async run({ provider, probe }) {
+      await probe.mkdir("dir");
+      const workspace = await provider.resolve(".");
+      let swapped = false;
+      const fence = async (t: FsTarget): Promise<void> => {
+        if (!provider.contains(workspace, t)) throw new FsError("FS_SANDBOX_DENIED", "outside");
+        if (!swapped) {
+          swapped = true;
+          await probe.rename("dir", "dir-moved");
+          await probe.symlink(probe.outside, "dir");
+        }
+      };
+      const error = await provider.write(await provider.resolve("dir/new/deeper/x.txt"), utf8("x"), { fence }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      assert(isFsError(error, "FS_SANDBOX_DENIED") || isFsError(error, "FS_STALE_VERSION"), `refused, got ${String(error)}`);
+      assertEquals(await probe.list(probe.outside), [], "nothing created outside");
+      assertEquals(await probe.list("dir-moved"), [], "nothing created in the folder that was moved away either");
     },
   },
   {

@@ -37,6 +37,18 @@ export const toolsEditGroup: ConformanceGroup = {
       },
     },
     {
+      name: "a file with a 240-byte name (é × 120) can be written, read and edited",
+      async run(subject) {
+        const name = "é".repeat(120);
+        const kit = toolkit(subject);
+        await ok(kit, "write", { path: name, content: "one\ntwo\n" });
+        await ok(kit, "read", { path: name });
+        await ok(kit, "edit", { path: name, old_string: "two", new_string: "three" });
+        assertBytes(await subject.probe.readFile(name), "one\nthree\n");
+        assertEquals(await subject.probe.list("."), [name]);
+      },
+    },
+    {
       name: "editing a file that was not read fails FS_NOT_OBSERVED",
       async run(subject) {
         await subject.probe.writeFile("a.txt", "x\n");

@@ -1,6 +1,6 @@
-import { createFsSpillStore, createToolkit, type Toolkit, type ToolkitOptions } from "../../core/mod.ts";
+import { createFsSpillStore, createToolkit, type SearchBackend, type Toolkit, type ToolkitOptions } from "../../core/mod.ts";
 import { SEED_MATCHING_FILES, seedTree, seedWorkspaceTree } from "../../fixtures/mod.ts";
-import { assertEquals } from "../assert.ts";
+import { assert, assertEquals } from "../assert.ts";
 import type { Subject } from "../harness.ts";
 import type { ConformanceCase, ConformanceGroup } from "../suite.ts";
 import { needsSearch } from "../util.ts";
@@ -99,6 +99,67 @@ const cases: ConformanceCase[] = [
       assertEquals(new TextDecoder().decode(spill).split("\n").slice(0, -1), expected);
       const tail = await ok(kit, "read", { path: String(result.meta.spill), offset: SEED_MATCHING_FILES - 1 });
       includes(tail.content, `${SEED_MATCHING_FILES}: CHANGELOG.md`);
+    },
+  },
+  {
+    name: "the spill limit stops a large glob: the footer's counts are lower bounds and the spill holds what was seen, in order",
+    async run(subject) {
+      const order = Array.from({ length: 60 }, (_, i) => `big/${["a", "b", "c"][i % 3]}/f${String(i).padStart(2, "0")}.txt`);
+      await seedInOrder(subject, order);
+      // 14-byte lines: the list passes 100 bytes at its eighth path.
+      const kit = searchKit(subject, { limits: { globMaxResults: 4, spillBytes: 100 } });
+      const result = await ok(kit, "glob", { pattern: "*", path: "big" });
+      const [page, footer] = result.content.split("\n\n");
+      assertEquals(page, "big/a/f00.txt\nbig/a/f03.txt\nbig/b/f01.txt\nbig/c/f02.txt");
+      includes(footer ?? "", "Showing 4 of at least 8 paths: a sample across 3 of at least 3 top-level entries", "passed 100 bytes; its first 8 paths");
+      assertEquals(new TextDecoder().decode(await subject.probe.readFile(String(result.meta.spill))), `${order.slice(0, 8).join("\n")}\n`);
+      assertEquals([result.meta.total, result.meta.lowerBound], [8, true]);
+    },
+  },
+  {
+    name: "grep's spill limit stops the search the same way",
+    async run(subject) {
+      await subject.probe.writeFile("big.txt", Array.from({ length: 400 }, (_, i) => `hit number ${i + 1}\n`).join(""));
+      const kit = searchKit(subject, { limits: { grepMaxMatches: 3, spillBytes: 120 } });
+      const result = await ok(kit, "grep", { pattern: "hit" });
+      includes(result.content, "Found at least 7 matches in at least 1 file; showing the first 3 (in 1 file).", "its first 7 matches are in");
+      const spilled = new TextDecoder().decode(await subject.probe.readFile(String(result.meta.spill)));
+      assertEquals(spilled, `big.txt\n${Array.from({ length: 7 }, (_, i) => `  ${i + 1}: hit number ${i + 1}\n`).join("")}`);
+    },
+  },
+  {
+    name: "glob over a million paths: the sampled page, exact counts, and every path in the spill",
+    // The million paths come from a synthetic backend (a real tree that size would take minutes to build);
+    // the spill goes through the subject's own provider, as it would in production.
+    skip: () => undefined,
+    async run(subject) {
+      const count = 1_000_000;
+      const entries = 125_000;
+      const search: SearchBackend = {
+        name: "a million paths",
+        files: () => Promise.reject(new Error("the whole result was asked for")),
+        grep: () => Promise.reject(new Error("not used")),
+        async streamFiles(_request, sink) {
+          for (let i = 0; i < count; i++) {
+            if (sink.push(`e${i % entries}/f${i}`) === "stop") return { problems: [], stopped: true };
+            if (i % 4096 === 4095) await sink.ready?.();
+          }
+          return { problems: [], stopped: false };
+        },
+      };
+      const kit = searchKit(subject, { search });
+      const result = await ok(kit, "glob", { pattern: "*" });
+      const [page, footer] = result.content.split("\n\n");
+      assertEquals(page, Array.from({ length: 100 }, (_, i) => `e${i}/f${i}`).join("\n"));
+      includes(footer ?? "", `Showing 100 of ${count} paths: a sample across 100 of ${entries} top-level entries`, "The full list, oldest first, is in");
+      const bytes = await subject.probe.readFile(String(result.meta.spill));
+      assert(bytes !== undefined, "the spill exists");
+      let lines = 0;
+      for (let i = bytes.indexOf(10); i !== -1; i = bytes.indexOf(10, i + 1)) lines++;
+      assertEquals(lines, count, "lines in the spill");
+      const decoder = new TextDecoder();
+      assertEquals(decoder.decode(bytes.subarray(0, 12)), "e0/f0\ne1/f1\n");
+      assertEquals(decoder.decode(bytes.subarray(bytes.length - 16)), "e124999/f999999\n");
     },
   },
   {
@@ -203,6 +264,30 @@ const cases: ConformanceCase[] = [
     },
   },
   {
+    name: "a spilled result is owner-only: 0600 in a new 0700 folder; a folder others can write to gets no spill",
+    async run(subject) {
+      if (!subject.provider.capabilities.fileModes) return; // nothing to check without permission bits
+      const lines = Array.from({ length: 300 }, (_, i) => `secret ${i + 1}`).join("\n");
+      await subject.probe.writeFile("private.txt", `${lines}\n`);
+      await subject.probe.chmod("private.txt", 0o600);
+      const result = await ok(searchKit(subject), "grep", { pattern: "secret" });
+      const spill = String(result.meta.spill);
+      assertEquals((await subject.probe.info(spill))?.mode, 0o600, "the spilled file");
+      assertEquals((await subject.probe.info(`${subject.probe.outside}/spill`))?.mode, 0o700, "the spill folder");
+      await subject.probe.mkdir(`${subject.probe.outside}/shared`);
+      await subject.probe.chmod(`${subject.probe.outside}/shared`, 0o777);
+      const shared = createToolkit({
+        fs: subject.provider,
+        workspace: subject.probe.root,
+        ...(subject.search ? { search: subject.search } : {}),
+        spill: createFsSpillStore(subject.provider, `${subject.probe.outside}/shared`),
+      });
+      const unsaved = await ok(shared, "grep", { pattern: "secret" });
+      includes(unsaved.content, "could not be saved");
+      assertEquals(await subject.probe.list(`${subject.probe.outside}/shared`), []);
+    },
+  },
+  {
     name: "grep previews a non-UTF-8 line with a placeholder",
     async run(subject) {
       await subject.probe.writeFile("latin1.txt", Uint8Array.of(0x63, 0x61, 0x66, 0xe9, 0x20, 0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0x0a));
@@ -214,6 +299,6 @@ const cases: ConformanceCase[] = [
 /** glob and grep end to end over the subject's search backend. */
 export const toolsSearchGroup: ConformanceGroup = {
   name: "tool-search",
-  cases: cases.map((c) => ({ ...c, skip: needsSearch })),
+  cases: cases.map((c) => ({ ...c, skip: c.skip ?? needsSearch })),
 };
 

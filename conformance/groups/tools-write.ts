@@ -121,6 +121,19 @@ export const toolsWriteGroup: ConformanceGroup = {
       },
     },
     {
+      name: "a change too large to match line by line is one block, and says so",
+      async run(subject) {
+        // The same lines in reverse order: matching them would take millions of comparisons.
+        const lines = Array.from({ length: 3000 }, (_, i) => `line ${i}`);
+        await subject.probe.writeFile("a.txt", `${lines.join("\n")}\n`);
+        const kit = toolkit(subject);
+        await ok(kit, "read", { path: "a.txt", limit: 1 });
+        const result = await ok(kit, "write", { path: "a.txt", content: `${lines.toReversed().join("\n")}\n` });
+        includes(result.content, "+3000 -3000 lines, shown as one block (too different to match line by line).", "@@ -1,3000 +1,3000 @@\n-line 0\n");
+        assertEquals(result.meta.coarse, true);
+      },
+    },
+    {
       name: "rewriting identical content says so",
       async run(subject) {
         await subject.probe.writeFile("a.txt", "same\n");

@@ -3,6 +3,16 @@ import { assert, assertBytes, assertEquals, assertRejectsCode } from "../assert.
 import type { ConformanceGroup } from "../suite.ts";
 import { needsFileModes, pattern, text, under, utf8 } from "../util.ts";
 
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}
+
 /** Atomic publication, the fence hook, and what a write leaves behind. */
 export const writeGroup: ConformanceGroup = {
   name: "write",
@@ -55,6 +65,55 @@ export const writeGroup: ConformanceGroup = {
         assertEquals(result.operation, "update");
         assertBytes(await probe.readFile("d/a.txt"), content);
         assertEquals(await probe.list("d"), ["a.txt"]);
+      },
+    },
+    {
+      name: "a streamed write publishes every chunk in order, and nothing before the stream ends",
+      async run({ provider, probe }) {
+        await probe.writeFile("s.bin", "old");
+        const parts = [pattern(70_000, 3), new Uint8Array(0), pattern(1_500_000, 4), pattern(9, 5)];
+        let seenMidway: Uint8Array | undefined;
+        async function* source(): AsyncGenerator<Uint8Array> {
+          for (const [i, part] of parts.entries()) {
+            if (i === 2) seenMidway = await probe.readFile("s.bin");
+            yield part;
+          }
+        }
+        const result = await provider.write(await provider.resolve("s.bin"), source());
+        assertEquals(result.operation, "update");
+        assertBytes(seenMidway, "old");
+        assertBytes(await probe.readFile("s.bin"), concat(parts));
+        assertEquals(await probe.list("."), ["s.bin"]);
+      },
+    },
+    {
+      name: "a stream that fails publishes nothing and leaves nothing staged",
+      async run({ provider, probe }) {
+        await probe.writeFile("d/s.txt", "old");
+        async function* source(): AsyncGenerator<Uint8Array> {
+          yield utf8("partial ");
+          throw new Error("the producer broke");
+        }
+        const error = await provider.write(await provider.resolve("d/s.txt"), source()).then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        assert(error !== undefined, "the write must fail when its source fails");
+        assertBytes(await probe.readFile("d/s.txt"), "old");
+        assertEquals(await probe.list("d"), ["s.txt"]);
+      },
+    },
+    {
+      name: "a refused streamed write closes its source",
+      async run({ provider, probe }) {
+        await probe.writeFile("s.txt", "exists");
+        async function* source(): AsyncGenerator<Uint8Array> {
+          yield utf8("new");
+        }
+        const stream = source();
+        await assertRejectsCode(provider.write(await provider.resolve("s.txt"), stream, { guard: { kind: "createIfAbsent" } }), "FS_NOT_OBSERVED");
+        assertEquals((await stream.next()).done, true, "the write must close the stream it was given");
+        assertBytes(await probe.readFile("s.txt"), "exists");
       },
     },
     {
@@ -130,15 +189,55 @@ export const writeGroup: ConformanceGroup = {
       skip: needsFileModes,
       async run({ provider, probe }) {
         await probe.writeFile("d/a.txt", "old");
-        const modes: number[] = [];
+        const staged: { name: string; mode: number }[] = [];
         await provider.write(await provider.resolve("d/a.txt"), utf8("new"), {
           fence: async () => {
             for (const name of await probe.list("d")) {
-              if (name !== "a.txt") modes.push((await probe.info(`d/${name}`))?.mode ?? -1);
+              const info = await probe.info(`d/${name}`);
+              if (name !== "a.txt" && info?.type === "file") staged.push({ name, mode: info.mode });
             }
           },
         });
-        for (const mode of modes) assertEquals(mode & 0o077, 0, `staged mode ${mode.toString(8)}`);
+        // Publication stages beside the destination: a case that saw nothing staged proved nothing.
+        assert(staged.length > 0, "a staged file beside the destination while the fence ran");
+        for (const { name, mode } of staged) assertEquals(mode & 0o077, 0, `${name}: mode ${mode.toString(8)}`);
+      },
+    },
+    {
+      name: "a name of 240 bytes (é × 120) is created and replaced under guards like any other",
+      async run({ provider, probe }) {
+        const name = "é".repeat(120);
+        const target = await provider.resolve(name);
+        const created = await provider.write(target, utf8("one\n"), { guard: { kind: "createIfAbsent" } });
+        const updated = await provider.write(target, utf8("two\n"), { guard: { kind: "replaceIfVersion", version: created.version } });
+        assertEquals(updated.operation, "update");
+        assertBytes(await probe.readFile(name), "two\n");
+        assertEquals(await probe.list("."), [name]);
+      },
+    },
+    {
+      name: "a private write makes an owner-only file in owner-only new folders",
+      skip: needsFileModes,
+      async run({ provider, probe }) {
+        await provider.write(await provider.resolve("p/q/a.txt"), utf8("secret"), { private: true, guard: { kind: "createIfAbsent" } });
+        assertEquals((await probe.info("p"))?.mode, 0o700, "new folder p");
+        assertEquals((await probe.info("p/q"))?.mode, 0o700, "new folder q");
+        assertEquals((await probe.info("p/q/a.txt"))?.mode, 0o600, "the file");
+      },
+    },
+    {
+      name: "a private write refuses a folder other users can write to, and a replacement keeps its mode",
+      skip: needsFileModes,
+      async run({ provider, probe }) {
+        await probe.mkdir("shared");
+        await probe.chmod("shared", 0o777);
+        await assertRejectsCode(provider.write(await provider.resolve("shared/a.txt"), utf8("secret"), { private: true }), "FS_PERMISSION_DENIED");
+        assertEquals(await probe.list("shared"), []);
+        await probe.writeFile("own/a.txt", "old");
+        await probe.chmod("own", 0o700);
+        await probe.chmod("own/a.txt", 0o640);
+        await provider.write(await provider.resolve("own/a.txt"), utf8("new"), { private: true });
+        assertEquals((await probe.info("own/a.txt"))?.mode, 0o640);
       },
     },
     {

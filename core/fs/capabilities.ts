@@ -14,4 +14,18 @@ export interface FsCapabilities {
    * change made outside the provider (Deno reports ctime in whole seconds, memfs in milliseconds).
    */
   readonly timestampResolutionMs: number;
+  /**
+   * Publication acts on opened directories that a concurrent rename cannot redirect (Linux through
+   * `/proc/self/fd` or `openat`; memory by identity within one synchronous turn). When false, a local process
+   * that swaps a parent directory for a symlink between the last fence check and the rename can redirect a
+   * write outside the fence.
+   */
+  readonly pinnedPublication: boolean;
+  /**
+   * A writer of this host killed mid-write is recognised as dead at once: the next writer in that folder
+   * removes its staged files and breaks its lock without waiting. When false (no other process can reach
+   * the storage, or the runtime cannot ask whether a process runs), such files go once they are an hour old
+   * and such locks after 30 seconds.
+   */
+  readonly detectsDeadWriters: boolean;
 }

@@ -13,6 +13,8 @@ export interface FsDriverStat {
    * mtime and ctime). Core adds its own publication counter on top.
    */
   readonly token: string;
+  /** Identity of the file object (for example device and inode): the same for every name of one file. */
+  readonly id: string;
 }
 
 /** An open file. */
@@ -23,27 +25,74 @@ export interface FsDriverHandle {
   close(): Promise<void>;
 }
 
-export interface FsDriverPublishOptions {
-  /** Publish without replacing anything that exists at the path (link or exclusive create). */
-  readonly exclusive: boolean;
-  /** Permission bits for the published file; `undefined` means a new file with the backend's default. */
-  readonly mode: number | undefined;
-  readonly signal: AbortSignal | undefined;
-  /** Flush the staged bytes to stable storage before publishing. */
-  readonly durable: boolean;
-  /**
-   * Called once the new bytes are staged and flushed, immediately before they are published. It may throw to
-   * cancel the publication; the driver then removes what it staged.
-   */
-  readonly beforeCommit: () => Promise<void>;
+/** A file just created for staging, open for writing. */
+export interface FsStagedFile {
+  /** Writes from the start of `bytes`; returns how many were written (at least one). */
+  write(bytes: Uint8Array): Promise<number>;
+  /** Flushes the written bytes to stable storage. */
+  sync(): Promise<void>;
+  /** Sets the permission bits through the open file, not through a name. */
+  chmod(mode: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * An opened directory. Every operation names one entry of it, never a path: on a backend with
+ * `pinnedPublication` it acts on the opened directory itself, wherever a concurrent rename has moved it, and
+ * a symlink swapped in for it or for one of its ancestors cannot redirect it. Names are single segments
+ * (no `/`), and no operation follows a symlink at the entry it names.
+ */
+export interface FsDirectory {
+  /** The absolute path where the opened directory is now; `undefined` when it was removed or cannot be found. */
+  currentPath(): Promise<string | undefined>;
+  /** The opened directory's own metadata. */
+  stat(): Promise<FsDriverStat>;
+  /** `undefined` when nothing has that name. */
+  lstat(name: string): Promise<FsDriverStat | undefined>;
+  /** Opens a child directory; `undefined` when it is missing; `FS_NOT_DIRECTORY` when it is anything else, a symlink included. */
+  openDirectory(name: string): Promise<FsDirectory | undefined>;
+  /** Creates a child directory with `mode` (before the umask); `false` when something already has that name. */
+  mkdir(name: string, mode: number): Promise<boolean>;
+  /** Creates a new file exclusively with `mode`, open for writing; `undefined` when something already has that name. */
+  createFile(name: string, mode: number): Promise<FsStagedFile | undefined>;
+  /** Up to `maxBytes` of a regular file; `undefined` when it is missing or not a regular file. */
+  readFile(name: string, maxBytes: number): Promise<Uint8Array | undefined>;
+  /** Renames an entry, replacing a file at `to`. */
+  rename(from: string, to: string): Promise<void>;
+  /** Gives the file `from` the additional name `to`; `false` when something already has that name. */
+  link(from: string, to: string): Promise<boolean>;
+  /** Removes a file (never a directory); `false` when it was already gone. */
+  unlink(name: string): Promise<boolean>;
+  /** Entry names, in any order. */
+  readdir(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/** This process as other writers of the same storage see it, for lock owners and staging names. */
+export interface FsProcessInfo {
+  readonly pid: number;
+  /** The host name; `undefined` when it cannot be read (then owners are judged by age alone). */
+  readonly host: string | undefined;
+  /** Whether a process of this host with that id is running; `undefined` when the driver cannot tell. */
+  alive(pid: number): boolean | undefined;
 }
 
 /**
  * The native operations an adapter supplies. Paths are absolute and normalized. Errors are `FsError`s
- * mapped by the adapter's own map-error module.
+ * mapped by the adapter's own map-error module. Publication (staging, the fence, the guard, the lock,
+ * the rename) is core's: a driver only opens directories and acts on their entries.
  */
 export interface FsDriver {
   readonly capabilities: FsCapabilities;
+  /**
+   * The storage served, as an identity: providers whose drivers hand the same object share one lock table
+   * and one publication counter (a local disk: one object per process; a memory volume: the volume).
+   */
+  readonly storage: object;
+  /** Present when other processes can reach the storage: core then also takes lock files and sweeps dead writers' files. */
+  readonly processes?: FsProcessInfo;
+  /** Permission bits a new file gets (an editor's default, such as `0o666` less the umask). */
+  readonly newFileMode: number;
   /** The canonical path, or `undefined` when the path does not exist. A file-valued parent is `FS_NOT_FOUND`. */
   realpath(path: string): Promise<string | undefined>;
   /** Follows symlinks. `undefined` when missing, or when a parent segment is not a directory. */
@@ -55,12 +104,9 @@ export interface FsDriver {
   readdir(path: string): Promise<string[]>;
   /** Opens a file for reading. */
   open(path: string): Promise<FsDriverHandle>;
-  /** Creates a directory and its missing parents. */
-  mkdirp(path: string): Promise<void>;
   /**
-   * Stages the bytes beside `path`, flushes them, calls `beforeCommit`, then publishes atomically. Returns
-   * `"exists"` when an exclusive publication found something at the path (which is left untouched).
-   * Nothing staged may remain afterwards, whatever happens.
+   * Opens the directory at `path`, following symlinks (core checks where it landed with `currentPath`).
+   * `FS_NOT_FOUND` when it is missing.
    */
-  publish(path: string, bytes: Uint8Array, options: FsDriverPublishOptions): Promise<"published" | "exists">;
+  openDirectory(path: string): Promise<FsDirectory>;
 }

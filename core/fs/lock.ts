@@ -3,7 +3,12 @@
  * queued or running, so the map does not grow with the number of keys ever seen.
  */
 export class KeyedLock {
-  readonly #tails = new Map<string, Promise<void>>();
+  readonly #tails: Map<string, Promise<void>>;
+
+  /** `tails` lets several locks share one queue (see core/fs/shared.ts); a private one by default. */
+  constructor(tails?: Map<string, Promise<void>>) {
+    this.#tails = tails ?? new Map();
+  }
 
   /** Runs `work` after every earlier `run` for the same key has settled. */
   async run<T>(key: string, work: () => Promise<T>): Promise<T> {

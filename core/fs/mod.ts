@@ -5,7 +5,7 @@
  * @module
  */
 export type { FsCapabilities } from "./capabilities.ts";
-export type { FsDriver, FsDriverHandle, FsDriverPublishOptions, FsDriverStat } from "./driver.ts";
+export type { FsDirectory, FsDriver, FsDriverHandle, FsDriverStat, FsProcessInfo, FsStagedFile } from "./driver.ts";
 export { errnoError, errnoOf, isAbsentError, toFsError } from "./errno.ts";
 export { FS_ERROR_CODES, FsError, isFsError, throwIfAborted } from "./errors.ts";
 export type { FsErrorCode, FsErrorDetails } from "./errors.ts";
@@ -21,8 +21,9 @@ export {
   parentPath,
   relativeWithin,
   resolvePath,
-  stagingPath,
 } from "./paths.ts";
+export { cutName, lockName, stagingName } from "./names.ts";
+export { localDiskStorage } from "./shared.ts";
 export { createFileSystem } from "./provider.ts";
 export type { CreateFileSystemOptions } from "./provider.ts";
 export type {
@@ -35,11 +36,13 @@ export type {
   FsInfo,
   FsPathInfo,
   FsReadStream,
+  FsReadStreamOptions,
   FsResolveOptions,
   FsSignalOptions,
   FsTarget,
   FsTargetKey,
   FsVersion,
+  FsWriteData,
   FsWriteGuard,
   FsWriteOptions,
   FsWriteResult,

@@ -81,13 +81,3 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   }
   return a.length - b.length;
 }
-
-/**
- * A fresh path beside `path` for staging its next bytes: same directory (so publication is a rename on one
- * filesystem), hidden, and recognisable if a crash ever leaves one behind.
- */
-export function stagingPath(path: string): string {
-  const random = crypto.getRandomValues(new Uint8Array(6));
-  const suffix = Array.from(random, (b) => b.toString(16).padStart(2, "0")).join("");
-  return joinPath(parentPath(path), `.${baseName(path).slice(0, 180)}.${suffix}.toolfs-tmp`);
-}

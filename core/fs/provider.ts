@@ -1,6 +1,9 @@
-import type { FsDriver, FsDriverHandle, FsDriverStat } from "./driver.ts";
+import type { FsDirectory, FsDriver, FsDriverHandle, FsDriverStat } from "./driver.ts";
 import { FsError, isFsError, throwIfAborted } from "./errors.ts";
 import { KeyedLock } from "./lock.ts";
+import { acquireLockFile, sweepDirectory } from "./lockfile.ts";
+import { hostTag, type StagingOwner, stagingName } from "./names.ts";
+import { type StorageState, storageState } from "./shared.ts";
 import { baseName, compareUtf8, isAbsolutePath, isWithin, joinPath, parentPath, resolvePath } from "./paths.ts";
 import type {
   FileSystem,
@@ -9,11 +12,15 @@ import type {
   FsInfo,
   FsPathInfo,
   FsReadStream,
+  FsReadStreamOptions,
   FsResolveOptions,
   FsSignalOptions,
   FsTarget,
   FsTargetKey,
   FsVersion,
+  FsFence,
+  FsWriteData,
+  FsWriteGuard,
   FsWriteOptions,
   FsWriteResult,
 } from "./types.ts";
@@ -26,6 +33,22 @@ export interface CreateFileSystemOptions {
 const DEFAULT_CHUNK = 64 * 1024;
 const MAX_LINK_HOPS = 40;
 const LIST_BATCH = 64;
+const WRITE_CHUNK = 1 << 20;
+
+/** One write on its way to publication. */
+interface Publication {
+  readonly target: FsTarget;
+  /** The canonical destination approved by the first fence check, its parent and its name. */
+  readonly key: string;
+  readonly parent: string;
+  readonly name: string;
+  readonly source: WriteSource;
+  readonly guard: FsWriteGuard | undefined;
+  readonly fence: FsFence | undefined;
+  readonly signal: AbortSignal | undefined;
+  readonly durable: boolean;
+  readonly private: boolean;
+}
 
 interface Canonical {
   readonly path: string;
@@ -52,14 +75,22 @@ function checkedCwd(cwd: string): string {
 class CoreFileSystem implements FileSystem {
   readonly #driver: FsDriver;
   readonly cwd: string;
-  readonly #lock = new KeyedLock();
-  // Publications through this provider, per canonical key. Part of every version token, so two writes that
-  // leave identical metadata (same size, same millisecond, a recycled inode) still give distinct versions.
-  readonly #generations = new Map<string, number>();
+  // Call order of this provider's writes to one file.
+  readonly #order = new KeyedLock();
+  // Shared with every provider of the same storage in this process: the publication queue, and the count of
+  // publications per canonical key that is part of every version token, so two writes that leave identical
+  // metadata (same size, same millisecond, a recycled inode) still give distinct versions.
+  readonly #state: StorageState;
+  readonly #shared: KeyedLock;
+  readonly #owner: StagingOwner | undefined;
 
   constructor(driver: FsDriver, cwd: string) {
     this.#driver = driver;
     this.cwd = cwd;
+    this.#state = storageState(driver.storage);
+    this.#shared = new KeyedLock(this.#state.tails);
+    const processes = driver.processes;
+    this.#owner = processes && { pid: processes.pid, host: hostTag(processes.host) };
   }
 
   get capabilities(): FileSystem["capabilities"] {
@@ -122,10 +153,7 @@ class CoreFileSystem implements FileSystem {
     }
   }
 
-  async readStream(
-    target: FsTarget,
-    options?: { readonly signal?: AbortSignal; readonly chunkSize?: number },
-  ): Promise<FsReadStream> {
+  async readStream(target: FsTarget, options?: FsReadStreamOptions): Promise<FsReadStream> {
     const signal = options?.signal;
     const chunkSize = options?.chunkSize ?? DEFAULT_CHUNK;
     if (!Number.isSafeInteger(chunkSize) || chunkSize <= 0) {
@@ -146,10 +174,11 @@ class CoreFileSystem implements FileSystem {
       close,
       async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array, void, undefined> {
         let position = 0;
+        const shared = options?.reuseBuffer ? new Uint8Array(chunkSize) : undefined;
         try {
           while (!closed) {
             throwIfAborted(signal, path);
-            const buffer = new Uint8Array(chunkSize);
+            const buffer = shared ?? new Uint8Array(chunkSize);
             const n = await call("read", path, () => handle.read(buffer, position));
             if (n === 0) return;
             position += n;
@@ -202,13 +231,24 @@ class CoreFileSystem implements FileSystem {
     };
   }
 
-  async write(target: FsTarget, bytes: Uint8Array, options?: FsWriteOptions): Promise<FsWriteResult> {
+  async write(target: FsTarget, data: FsWriteData, options?: FsWriteOptions): Promise<FsWriteResult> {
+    const source = new WriteSource(data, options?.signal, target.displayPath);
+    try {
+      return await this.#write(target, source, options);
+    } finally {
+      await source.close();
+    }
+  }
+
+  async #write(target: FsTarget, source: WriteSource, options: FsWriteOptions | undefined): Promise<FsWriteResult> {
     const guard = options?.guard;
     const signal = options?.signal;
     const fence = options?.fence;
     const path = target.displayPath;
     throwIfAborted(signal, path);
-    return await this.#lock.run(target.key, async () => {
+    // Writes through one provider to one file apply in call order; the queue shared with other providers is
+    // taken only around publication.
+    return await this.#order.run(target.key, async () => {
       const destination = await this.#destination(target);
       throwIfAborted(signal, path);
       if (fence) await fence(destination.target);
@@ -225,44 +265,191 @@ class CoreFileSystem implements FileSystem {
       if (guard?.kind === "createIfAbsent" && existing) throw notObserved(path);
       if (guard?.kind === "replaceIfVersion") this.#checkVersion(path, existing, key, guard.version);
       throwIfAborted(signal, path);
-      if (!existing) await this.#call("write", path, () => this.#driver.mkdirp(parentPath(key)));
+      const job: Publication = {
+        target,
+        key,
+        parent: parentPath(key),
+        name: baseName(key),
+        source,
+        guard,
+        fence,
+        signal,
+        durable: options?.durable ?? true,
+        private: options?.private === true,
+      };
+      const dir = await this.#openParent(job);
+      try {
+        return await this.#publish(job, dir);
+      } finally {
+        await dir.close().catch(() => undefined);
+      }
+    });
+  }
 
-      const outcome = await this.#call("write", path, () =>
-        this.#driver.publish(key, bytes, {
-          exclusive: guard?.kind === "createIfAbsent",
-          mode: existing && this.capabilities.fileModes ? existing.mode : undefined,
-          signal,
-          durable: options?.durable ?? true,
-          beforeCommit: async () => {
-            throwIfAborted(signal, path);
-            // Judge the destination as it is now: a parent swapped for a symlink since the first check
-            // moves the canonical path, and the fence or the comparison below catches it.
-            const now = await this.#destination(target);
-            if (fence) await fence(now.target);
-            if (now.target.key !== key) {
-              throw new FsError("FS_STALE_VERSION", `Cannot write "${path}": the path changed while writing; read it again`, {
-                details: { path },
-              });
-            }
-            if (guard?.kind === "replaceIfVersion") {
-              this.#checkVersion(path, await this.#driver.lstat(key), key, guard.version);
-            }
-            throwIfAborted(signal, path);
-          },
-        }),
-      );
-      if (outcome === "exists") {
-        const found = await this.#call("write", path, () => this.#driver.lstat(key));
+  // Opens the destination's parent: the deepest existing ancestor, checked to be where its canonical path
+  // says, then each missing level created, opened without following symlinks and checked before the next.
+  // A parent swapped for a symlink after the first fence check is caught here, before anything is created.
+  async #openParent(job: Publication): Promise<FsDirectory> {
+    const path = job.target.displayPath;
+    const missing: string[] = [];
+    let at = job.parent;
+    let dir: FsDirectory;
+    for (;;) {
+      try {
+        dir = await this.#call("write", path, () => this.#driver.openDirectory(at));
+        break;
+      } catch (error) {
+        if (!isFsError(error, "FS_NOT_FOUND") || at === "/") throw error;
+        missing.push(baseName(at));
+        at = parentPath(at);
+      }
+    }
+    try {
+      if ((await this.#call("write", path, () => dir.currentPath())) !== at) throw await this.#changed(job);
+      const mode = job.private ? 0o700 : 0o777;
+      for (const name of missing.reverse()) {
+        throwIfAborted(job.signal, path);
+        await this.#call("write", path, () => dir.mkdir(name, mode));
+        const child = await this.#call("write", path, () => dir.openDirectory(name)).catch((error: unknown) => {
+          // Not a directory any more (a symlink swapped in): the path changed under the write.
+          if (isFsError(error, "FS_NOT_FOUND") || isFsError(error, "FS_NOT_DIRECTORY")) return undefined;
+          throw error;
+        });
+        if (!child) throw await this.#changed(job);
+        await dir.close().catch(() => undefined);
+        dir = child;
+        at = joinPath(at, name);
+        if ((await this.#call("write", path, () => dir.currentPath())) !== at) throw await this.#changed(job);
+      }
+      if (job.private && this.capabilities.fileModes) {
+        const { mode: dirMode } = await this.#call("write", path, () => dir.stat());
+        if ((dirMode & 0o022) !== 0) {
+          throw new FsError(
+            "FS_PERMISSION_DENIED",
+            `Cannot write "${path}" privately: other users can write to its folder (mode ${dirMode.toString(8)})`,
+            { details: { path, mode: dirMode } },
+          );
+        }
+      }
+      return dir;
+    } catch (error) {
+      await dir.close().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  // Stage, lock, check, publish, release, re-verify, clean up (docs/notes/0009).
+  async #publish(job: Publication, dir: FsDirectory): Promise<FsWriteResult> {
+    const { target, key, parent, name, guard, fence, signal } = job;
+    const path = target.displayPath;
+    const processes = this.#driver.processes;
+    const call = <T>(work: () => Promise<T>): Promise<T> => this.#call("write", path, work);
+    if (processes) await sweepDirectory(dir, parent, processes, this.#state);
+
+    const staged = stagingName(name, this.#owner);
+    const file = await call(() => dir.createFile(staged, 0o600));
+    if (!file) throw new FsError("FS_IO_ERROR", `Cannot write "${path}": the staging name "${staged}" is taken`, { details: { path } });
+    let open = true;
+    let stagedLeft = true;
+    try {
+      for await (const bytes of job.source) {
+        for (let offset = 0; offset < bytes.length; ) {
+          throwIfAborted(signal, path);
+          offset += await call(() => file.write(bytes.subarray(offset, offset + WRITE_CHUNK)));
+        }
+      }
+      if (job.durable) await call(() => file.sync());
+      throwIfAborted(signal, path);
+
+      const published = await this.#shared.run(key, async () => {
+        const release = processes ? await call(() => acquireLockFile(dir, name, processes, signal)) : undefined;
+        try {
+          // Judge the destination as it is now: a parent swapped for a symlink since the first check moves
+          // the canonical path, and the fence or the comparisons below catch it.
+          const now = await this.#destination(target);
+          if (fence) await fence(now.target);
+          if (now.target.key !== key || (await call(() => dir.currentPath())) !== parent) throw await this.#changed(job);
+          const current = await call(() => dir.lstat(name));
+          if (current && current.type !== "file") throw notRegular(path, current.type);
+          if (guard?.kind === "createIfAbsent" && current) throw notObserved(path);
+          if (guard?.kind === "replaceIfVersion") this.#checkVersion(path, current, key, guard.version);
+          throwIfAborted(signal, path);
+          // Owner-only while staged; the final mode only once publication is decided, set through the open file.
+          if (this.capabilities.fileModes) {
+            const mode = current ? current.mode : job.private ? 0o600 : this.#driver.newFileMode;
+            await call(() => file.chmod(mode));
+          }
+          open = false;
+          await call(() => file.close());
+          if (guard?.kind === "createIfAbsent") {
+            if (!(await call(() => dir.link(staged, name)))) return undefined;
+            // Dropping the staged name changes the file's ctime: done before the version is read.
+            await call(() => dir.unlink(staged));
+            stagedLeft = false;
+          } else {
+            await call(() => dir.rename(staged, name));
+            stagedLeft = false;
+          }
+          this.#state.generations.set(key, (this.#state.generations.get(key) ?? 0) + 1);
+          return { existed: current !== undefined, after: await call(() => dir.lstat(name)) };
+        } finally {
+          await release?.().catch(() => undefined);
+        }
+      });
+      if (!published) {
+        const found = await call(() => dir.lstat(name));
         if (found && found.type !== "file") throw notRegular(path, found.type);
         throw notObserved(path);
       }
-      this.#generations.set(key, (this.#generations.get(key) ?? 0) + 1);
-      const after = await this.#call("write", path, () => this.#driver.stat(key));
+      if (fence) await this.#verifyPublished(job, dir, published.after, published.existed);
       return {
-        operation: existing ? "update" : "create",
-        version: after ? this.#version(after, key) : (`gone:${key}` as FsVersion),
-        target: destination.target,
+        operation: published.existed ? "update" : "create",
+        version: published.after ? this.#version(published.after, key) : (`gone:${key}` as FsVersion),
+        target: { key: key as FsTargetKey, displayPath: path },
       };
+    } finally {
+      if (open) await file.close().catch(() => undefined);
+      if (stagedLeft) await dir.unlink(staged).catch(() => undefined);
+    }
+  }
+
+  // After publication, the folder must still be where the fence approved it. If it was moved out meanwhile,
+  // a new file is taken back; a replaced file cannot be, and the error says where its new bytes now are.
+  async #verifyPublished(job: Publication, dir: FsDirectory, after: FsDriverStat | undefined, existed: boolean): Promise<void> {
+    const where = await dir.currentPath().catch(() => undefined);
+    if (where === job.parent || !job.fence) return;
+    const path = job.target.displayPath;
+    const moved = where === undefined ? undefined : joinPath(where, job.name);
+    try {
+      if (moved === undefined) throw await this.#changed(job);
+      await job.fence({ key: moved as FsTargetKey, displayPath: path });
+    } catch (error) {
+      if (!existed) {
+        const now = await dir.lstat(job.name).catch(() => undefined);
+        if (now && after && now.id === after.id) await dir.unlink(job.name).catch(() => undefined);
+        throw error;
+      }
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new FsError(
+        isFsError(error) ? error.code : "FS_SANDBOX_DENIED",
+        `"${path}" was replaced, but its folder was moved while the write was published${moved ? `; the new bytes are at "${moved}"` : ""}: ${reason}`,
+        { cause: error, details: { path, ...(moved ? { destination: moved } : {}) } },
+      );
+    }
+  }
+
+  // The error for a destination that moved during the write: the fence's refusal when it now resolves
+  // outside, otherwise a stale-path error that asks for a fresh read.
+  async #changed(job: Publication): Promise<FsError> {
+    const path = job.target.displayPath;
+    try {
+      const now = await this.#destination(job.target);
+      if (job.fence) await job.fence(now.target);
+    } catch (error) {
+      if (isFsError(error)) return error;
+    }
+    return new FsError("FS_STALE_VERSION", `Cannot write "${path}": the path changed while writing; read it again`, {
+      details: { path },
     });
   }
 
@@ -339,7 +526,7 @@ class CoreFileSystem implements FileSystem {
   }
 
   #version(stat: FsDriverStat, key: string): FsVersion {
-    return `${stat.token}#${this.#generations.get(key) ?? 0}` as FsVersion;
+    return `${stat.token}#${this.#state.generations.get(key) ?? 0}` as FsVersion;
   }
 
   // Runs a driver call and gives any failure the action and the display path. Errors raised by core itself
@@ -360,6 +547,52 @@ class CoreFileSystem implements FileSystem {
         details: { path },
       });
     }
+  }
+}
+
+// The content of one write as the driver consumes it: a whole buffer is one chunk; a stream is read once, checked
+// for type and abort on every chunk, and its iterator closed if the write ends before the stream does.
+class WriteSource implements AsyncIterable<Uint8Array> {
+  readonly #data: FsWriteData;
+  readonly #signal: AbortSignal | undefined;
+  readonly #path: string;
+  #iterator: AsyncIterator<Uint8Array> | undefined;
+  #done = false;
+
+  constructor(data: FsWriteData, signal: AbortSignal | undefined, path: string) {
+    if (!(data instanceof Uint8Array) && typeof (data as Partial<AsyncIterable<Uint8Array>>)?.[Symbol.asyncIterator] !== "function") {
+      throw new TypeError("write data must be a Uint8Array or an AsyncIterable of Uint8Array chunks");
+    }
+    this.#data = data;
+    this.#signal = signal;
+    this.#path = path;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array, void, undefined> {
+    if (this.#iterator || this.#done) throw new Error("a write source can be consumed only once");
+    if (this.#data instanceof Uint8Array) {
+      this.#done = true;
+      yield this.#data;
+      return;
+    }
+    const iterator = (this.#iterator = this.#data[Symbol.asyncIterator]());
+    for (;;) {
+      throwIfAborted(this.#signal, this.#path);
+      const next = await iterator.next();
+      if (next.done) {
+        this.#done = true;
+        return;
+      }
+      if (!(next.value instanceof Uint8Array)) throw new TypeError("write data chunks must be Uint8Arrays");
+      yield next.value;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#done || this.#data instanceof Uint8Array) return;
+    this.#done = true;
+    const iterator = this.#iterator ?? this.#data[Symbol.asyncIterator]();
+    await iterator.return?.().catch(() => undefined);
   }
 }
 

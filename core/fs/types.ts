@@ -42,6 +42,12 @@ export interface FsDirEntry {
   readonly mtimeMs: number;
 }
 
+/**
+ * What `write` publishes: the whole content, or its chunks as they are produced (streamed into the staged
+ * copy, so the content never has to be held at once). Either way readers see all of it or none of it.
+ */
+export type FsWriteData = Uint8Array | AsyncIterable<Uint8Array>;
+
 /** A bounded read: the bytes and the version they were read at. */
 export interface FsBytes {
   readonly bytes: Uint8Array;
@@ -49,6 +55,18 @@ export interface FsBytes {
 }
 
 /** An open streaming read. Iterating it yields the file's bytes in chunks; leaving the loop early closes it. */
+export interface FsReadStreamOptions {
+  readonly signal?: AbortSignal;
+  /** Most bytes per chunk. */
+  readonly chunkSize?: number;
+  /**
+   * The caller copies whatever it keeps of a chunk before asking for the next one, so the stream may hand out
+   * one buffer again and again (a scan through a large file then allocates nothing per chunk). A stream may
+   * ignore this and hand out fresh chunks; a caller that sets it must work either way.
+   */
+  readonly reuseBuffer?: boolean;
+}
+
 export interface FsReadStream extends AsyncIterable<Uint8Array> {
   /** Metadata of the opened file, taken from the open handle. */
   readonly info: FsInfo;
@@ -80,6 +98,12 @@ export interface FsWriteOptions {
    * (spilled search results) turn it off; atomicity does not depend on it.
    */
   readonly durable?: boolean;
+  /**
+   * Keep the file to its owner: a new file is created with mode 0600 and missing folders with 0700, and the
+   * write fails `FS_PERMISSION_DENIED` when other users can write to the folder it lands in. A replaced file
+   * keeps its mode. For scratch results that copy what only this user can read (spilled search output).
+   */
+  readonly private?: boolean;
 }
 
 export interface FsWriteResult {
@@ -118,11 +142,14 @@ export interface FileSystem {
   /** Reads a whole regular file of at most `maxBytes` bytes, else `FS_TOO_LARGE`; never buffers more. */
   readBytes(target: FsTarget, options: { readonly maxBytes: number; readonly signal?: AbortSignal }): Promise<FsBytes>;
   /** Opens a regular file for streaming; errors (missing, directory) surface from this call. */
-  readStream(target: FsTarget, options?: { readonly signal?: AbortSignal; readonly chunkSize?: number }): Promise<FsReadStream>;
+  readStream(target: FsTarget, options?: FsReadStreamOptions): Promise<FsReadStream>;
   /** One level of a directory, in UTF-8 byte order of the names. */
   listDir(target: FsTarget, options?: FsSignalOptions): Promise<FsDirEntry[]>;
-  /** Atomically publishes `bytes` at the target: readers see the old bytes or the new, never a mix. */
-  write(target: FsTarget, bytes: Uint8Array, options?: FsWriteOptions): Promise<FsWriteResult>;
+  /**
+   * Atomically publishes `data` at the target: readers see the old bytes or the new, never a mix. A streamed
+   * source is consumed while it is staged; when the write fails, its iterator is closed (`return()`).
+   */
+  write(target: FsTarget, data: FsWriteData, options?: FsWriteOptions): Promise<FsWriteResult>;
   /** True when `child` is `parent` or lies beneath it (by canonical identity). */
   contains(parent: FsTarget, child: FsTarget): boolean;
 }

@@ -1,10 +1,23 @@
 import { FsError } from "../fs/errors.ts";
+import { baseName, isAbsolutePath, isWithin, joinPath, parentPath, resolvePath } from "../fs/paths.ts";
 import type { FileSystem, FsFence, FsTarget } from "../fs/types.ts";
+import { DenyList } from "./deny.ts";
 
 /** How far writes may reach: nowhere, the workspace and temp roots, or anywhere. */
 export type SandboxMode = "read-only" | "workspace-write" | "full-access";
 
 export const SANDBOX_MODES: readonly SandboxMode[] = ["read-only", "workspace-write", "full-access"];
+
+/** Where reads may reach: anywhere (the default), or only the workspace and the readable and writable roots. */
+export type ReadScope = "anywhere" | "workspace";
+
+export const READ_SCOPES: readonly ReadScope[] = ["anywhere", "workspace"];
+
+/**
+ * Paths that stay read-only inside a writable root whatever else the host lists: git runs `.git`'s hooks and
+ * obeys its config outside any sandbox the next time the user runs it.
+ */
+export const DEFAULT_PROTECTED_PATHS: readonly string[] = [".git"];
 
 /** True when `mode` allows strictly more than `than`. */
 export function isWiderMode(mode: SandboxMode, than: SandboxMode): boolean {
@@ -22,23 +35,177 @@ export function sandboxMarker(mode: SandboxMode): string {
 }
 
 /**
+ * Everything the sandbox decides, in one place: the file tools' fence, the read checks, the search filter and
+ * the confined shell are all derived from it, so they cannot disagree.
+ */
+export interface SandboxPolicy {
+  readonly mode: SandboxMode;
+  /** Absolute; writable under workspace-write, always readable, and where relative deny patterns start. */
+  readonly workspace: string;
+  /** Absolute directories writable under workspace-write besides the workspace (such as temp directories). */
+  readonly writableRoots: readonly string[];
+  readonly readScope: ReadScope;
+  /** Absolute directories readable under the "workspace" read scope besides the workspace and writable roots. */
+  readonly readableRoots: readonly string[];
+  /**
+   * Read-only even inside a writable root: a name without `/` (such as `.git`) stands for that name in every
+   * writable root; an absolute path for itself. Always includes {@link DEFAULT_PROTECTED_PATHS}.
+   */
+  readonly protectedPaths: readonly string[];
+  /** Refused to every tool and hidden from the shell, in every mode. */
+  readonly deny: DenyList;
+  /** Whether a confined shell may use the network; by default only under full-access. */
+  readonly network: boolean;
+}
+
+/** A {@link SandboxPolicy} resolved against the filesystem for one call: every root by its canonical key. */
+export interface SandboxRules {
+  readonly policy: SandboxPolicy;
+  /** The workspace first, then the other writable roots. */
+  readonly writable: readonly FsTarget[];
+  /** Undefined when reads may go anywhere. */
+  readonly readable: readonly FsTarget[] | undefined;
+  /** Canonical protected paths, whether or not they exist yet. */
+  readonly protected: readonly FsTarget[];
+}
+
+// A `.git` file (a worktree or submodule) names the real git directory, which runs hooks just the same.
+const GITDIR_FILE_MAX = 4096;
+
+/** Resolves the policy's roots and protected paths to canonical targets. */
+export async function resolveSandbox(fs: FileSystem, policy: SandboxPolicy, signal?: AbortSignal): Promise<SandboxRules> {
+  const resolve = (path: string) => fs.resolve(path, signal ? { signal } : undefined);
+  const writable = await Promise.all([policy.workspace, ...policy.writableRoots].map(resolve));
+  const readable =
+    policy.readScope === "anywhere" ? undefined : [...writable, ...(await Promise.all(policy.readableRoots.map(resolve)))];
+  const names = [...new Set([...DEFAULT_PROTECTED_PATHS, ...policy.protectedPaths])];
+  const paths = names.flatMap((name) => (isAbsolutePath(name) ? [name] : writable.map((root) => joinPath(root.key, name))));
+  const protectedTargets: FsTarget[] = [];
+  for (const path of new Set(paths)) {
+    const target = await resolve(path);
+    protectedTargets.push(target);
+    const gitdir = await gitdirOf(fs, target, signal);
+    if (gitdir) protectedTargets.push(await fs.resolve(gitdir, { cwd: parentPath(target.key), ...(signal ? { signal } : {}) }));
+  }
+  return { policy, writable, readable, protected: protectedTargets };
+}
+
+async function gitdirOf(fs: FileSystem, target: FsTarget, signal: AbortSignal | undefined): Promise<string | undefined> {
+  try {
+    const info = await fs.stat(target, signal ? { signal } : undefined);
+    if (info?.type !== "file" || info.size > GITDIR_FILE_MAX) return undefined;
+    const { bytes } = await fs.readBytes(target, { maxBytes: GITDIR_FILE_MAX, ...(signal ? { signal } : {}) });
+    const match = /^gitdir:\s*(.+?)\s*$/m.exec(new TextDecoder().decode(bytes));
+    return match?.[1];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why the sandbox refused a path; hosts and the toolkit branch on it (a deny-list refusal cannot be escalated). */
+export type SandboxRule = "read-only" | "outside-writable" | "protected" | "deny" | "outside-readable";
+
+/**
  * A publication fence for one call. It judges the canonical destination the provider hands it (re-resolved
  * right before publication, so symlinks and `..` are already followed) against canonical writable roots,
- * segment by segment (`/ws` does not contain `/ws-evil`).
+ * segment by segment (`/ws` does not contain `/ws-evil`). The deny list applies in every mode; protected
+ * paths in workspace-write, where writes would otherwise reach them.
  */
-export function sandboxFence(fs: FileSystem, mode: SandboxMode, roots: readonly FsTarget[]): FsFence {
+export function sandboxFence(
+  fs: FileSystem,
+  mode: SandboxMode,
+  roots: readonly FsTarget[],
+  extra?: { readonly protected?: readonly FsTarget[]; readonly deny?: DenyList },
+): FsFence {
+  const deny = extra?.deny ?? DenyList.none;
   return (destination) => {
+    const pattern = deny.match(destination.displayPath) ?? deny.match(destination.key);
+    if (pattern !== undefined) throw denied(mode, destination, "write", `it is on the deny list (${JSON.stringify(pattern)})`, "deny");
     if (mode === "full-access") return;
-    if (mode === "read-only") throw denied(mode, destination, "writes are not allowed in this session");
+    if (mode === "read-only") throw denied(mode, destination, "write", "writes are not allowed in this session", "read-only");
     if (!roots.some((root) => fs.contains(root, destination))) {
-      throw denied(mode, destination, `it is outside the writable roots (${roots.map((r) => r.key).join(", ")})`);
+      throw denied(mode, destination, "write", `it is outside the writable roots (${roots.map((r) => r.key).join(", ")})`, "outside-writable");
+    }
+    const guarded = extra?.protected?.find((path) => fs.contains(path, destination));
+    if (guarded) {
+      const what = baseName(guarded.key) === ".git" || guarded.key.includes("/.git/") ? " (git runs its hooks and config outside the sandbox)" : "";
+      throw denied(mode, destination, "write", `"${guarded.key}" is protected and stays read-only${what}`, "protected");
     }
   };
 }
 
-function denied(mode: SandboxMode, destination: FsTarget, why: string): FsError {
-  const resolved = destination.key === destination.displayPath ? "" : ` (resolves to "${destination.key}")`;
-  return new FsError("FS_SANDBOX_DENIED", `${sandboxMarker(mode)} Cannot write "${destination.displayPath}"${resolved}: ${why}`, {
-    details: { path: destination.displayPath, mode, destination: destination.key },
+/** The fence for a call under resolved rules and a mode (the standing one, or one approved for the call). */
+export function rulesFence(fs: FileSystem, rules: SandboxRules, mode: SandboxMode): FsFence {
+  return sandboxFence(fs, mode, rules.writable, { protected: rules.protected, deny: rules.policy.deny });
+}
+
+/**
+ * Refuses, with FS_SANDBOX_DENIED, a read (or search) of a target the rules do not let the model see: one on
+ * the deny list (by the path as given or as resolved), or, under the "workspace" read scope, one whose
+ * canonical path lies outside every readable root.
+ */
+export function checkReadable(fs: FileSystem, rules: SandboxRules, target: FsTarget, verb = "read"): void {
+  const mode = rules.policy.mode;
+  const pattern = rules.policy.deny.match(target.displayPath) ?? rules.policy.deny.match(target.key);
+  if (pattern !== undefined) throw denied(mode, target, verb, `it is on the deny list (${JSON.stringify(pattern)})`, "deny");
+  const readable = rules.readable;
+  if (readable && !readable.some((root) => fs.contains(root, target))) {
+    throw denied(mode, target, verb, `it is outside the readable roots (${readable.map((r) => r.key).join(", ")})`, "outside-readable");
+  }
+}
+
+/**
+ * A predicate for many canonical absolute paths at once (a listing or a search result): true for those the
+ * rules let the model see.
+ */
+export function readableFilter(rules: SandboxRules): (key: string) => boolean {
+  const deny = rules.policy.deny.matcher();
+  const readable = rules.readable;
+  return (key) => deny(key) === undefined && (readable === undefined || readable.some((root) => isWithin(root.key, key)));
+}
+
+function denied(mode: SandboxMode, target: FsTarget, verb: string, why: string, rule: SandboxRule): FsError {
+  const resolved = target.key === target.displayPath ? "" : ` (resolves to "${target.key}")`;
+  return new FsError("FS_SANDBOX_DENIED", `${sandboxMarker(mode)} Cannot ${verb} "${target.displayPath}"${resolved}: ${why}`, {
+    details: { path: target.displayPath, mode, destination: target.key, rule },
   });
+}
+
+/** Builds a policy from host options, checking every path; throws RangeError for a bad one. */
+export function sandboxPolicy(options: {
+  readonly mode: SandboxMode;
+  readonly workspace: string;
+  readonly writableRoots?: readonly string[] | undefined;
+  readonly readScope?: ReadScope | undefined;
+  readonly readableRoots?: readonly string[] | undefined;
+  readonly protectedPaths?: readonly string[] | undefined;
+  readonly deny?: readonly string[] | undefined;
+  readonly home?: string | undefined;
+  readonly network?: boolean | undefined;
+}): SandboxPolicy {
+  if (!SANDBOX_MODES.includes(options.mode)) throw new RangeError(`sandbox mode must be one of ${SANDBOX_MODES.join(", ")}, got ${JSON.stringify(options.mode)}`);
+  const readScope = options.readScope ?? "anywhere";
+  if (!READ_SCOPES.includes(readScope)) throw new RangeError(`readScope must be one of ${READ_SCOPES.join(", ")}, got ${JSON.stringify(readScope)}`);
+  const absolute = (what: string) => (path: string) => {
+    if (typeof path !== "string" || !isAbsolutePath(path) || path.includes("\0")) throw new RangeError(`${what} must be absolute paths, got ${JSON.stringify(path)}`);
+    return resolvePath("/", path);
+  };
+  const protectedPaths = (options.protectedPaths ?? []).map((path) => {
+    if (typeof path !== "string" || path === "" || path.includes("\0") || (!isAbsolutePath(path) && (path.includes("/") || path === "." || path === ".."))) {
+      throw new RangeError(`protectedPaths must be names (such as ".git") or absolute paths, got ${JSON.stringify(path)}`);
+    }
+    return isAbsolutePath(path) ? resolvePath("/", path) : path;
+  });
+  const workspace = absolute("workspace")(options.workspace);
+  return {
+    mode: options.mode,
+    workspace,
+    writableRoots: (options.writableRoots ?? []).map(absolute("writableRoots")),
+    readScope,
+    readableRoots: (options.readableRoots ?? []).map(absolute("readableRoots")),
+    protectedPaths,
+    deny: DenyList.compile(options.deny ?? [], { workspace, home: options.home }),
+    // Full-access confines bash only to hide the deny list; it keeps the network unless told otherwise.
+    network: options.network ?? options.mode === "full-access",
+  };
 }

@@ -1,10 +1,13 @@
 /**
  * Processes: the runner seam (argv spawn, stdin closed, output through byte-bounded sinks, cancellation by
- * signal and timeout with a SIGTERM-then-SIGKILL grace that reaches the whole process tree), the collectors
+ * signal and timeout with a SIGTERM-then-SIGKILL grace that reaches the whole process tree), confinement in
+ * bubblewrap (the argv for a sandbox view, detection, a confining runner), the collectors
  * consumers build their output policy from, and the /proc helpers adapters use to find a tree.
  *
  * @module
  */
+export { bubblewrapArgs, bubblewrapLaunch, confinedRunner, detectBubblewrap, SYSTEM_DIRECTORIES, unixSocketFilter } from "./bubblewrap.ts";
+export type { ConfinedCommand, ConfinementView, DetectBubblewrapOptions, ShellConfinement } from "./bubblewrap.ts";
 export { BoundedCollector, HeadTailCollector } from "./collectors.ts";
 export type { BoundedCollectorOptions, HeadTailCollectorOptions } from "./collectors.ts";
 export { isProcessError, PROCESS_ERROR_CODES, ProcessError, spawnFailure } from "./errors.ts";

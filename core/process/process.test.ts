@@ -1,6 +1,6 @@
 // The runtime-neutral half of the process seam: collectors, the /proc and ps readers, and the runner's
 // escalation and validation against a scripted driver (real processes are tested per adapter).
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import {
   BoundedCollector,
   createProcessRunner,
@@ -430,4 +430,82 @@ describe("the runner", () => {
     const runner = createProcessRunner({ spawn: async () => Object.assign(process, { exit: Promise.reject(failure) }) });
     await expect(runner.run({ command: "x" })).rejects.toBe(failure);
   });
+
+  test("a sink's promise holds its stream back until it settles", async () => {
+    const { runner } = scripted({ stdout: ["a", "b", "c"], exitCode: 0 });
+    const events: string[] = [];
+    let settle!: () => void;
+    const run = runner.run({
+      command: "x",
+      stdout: {
+        write(chunk) {
+          const text = decode(chunk);
+          events.push(`write ${text}`);
+          if (text !== "a") return;
+          return new Promise<void>((resolve) => {
+            settle = () => {
+              events.push("settled a");
+              resolve();
+            };
+          });
+        },
+      },
+    });
+    await until(() => events.length > 0);
+    // Give the pump every chance to read on: nothing more may arrive before the promise settles.
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    expect(events).toEqual(["write a"]);
+    settle();
+    expect(await run).toEqual({ exitCode: 0, signal: null, forced: false });
+    expect(events).toEqual(["write a", "settled a", "write b", "write c"]);
+  });
+
+  test("output a slow sink has not taken yet when the process exits is still delivered, however long it takes", async () => {
+    vi.useFakeTimers();
+    try {
+      let released = false;
+      const child: SpawnedProcess = {
+        pid: 7,
+        exit: Promise.resolve({ exitCode: 0, signal: null }),
+        // The pipe still holds three chunks when the program has exited; closing it loses what is left.
+        stdout: (async function* () {
+          for (const part of ["a", "b", "c"]) {
+            if (released) return;
+            yield utf8(part);
+          }
+        })(),
+        stderr: (async function* () {})(),
+        signal: async () => undefined,
+        alive: async () => false,
+        release: () => {
+          released = true;
+        },
+      };
+      const runner = createProcessRunner({ spawn: async () => child });
+      const seen: string[] = [];
+      let settle!: () => void;
+      const run = runner.run({
+        command: "x",
+        stdout: {
+          write(chunk) {
+            seen.push(decode(chunk));
+            if (seen.length > 1) return;
+            return new Promise<void>((resolve) => (settle = resolve));
+          },
+        },
+      });
+      await vi.advanceTimersByTimeAsync(10_000);
+      expect(seen).toEqual(["a"]);
+      settle();
+      await run;
+      expect([seen, released]).toEqual([["a", "b", "c"], false]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 1000 && !condition(); i++) await new Promise((resolve) => setImmediate(resolve));
+  if (!condition()) throw new Error("condition never held");
+}

@@ -64,6 +64,10 @@ class Supervision {
   #exited = false;
   #discard = false;
   #sinkError: unknown;
+  // Sink writes that returned a promise: how many settled, and how many are pending. While a sink is busy or
+  // still settling writes, a slow drain is a slow sink, not a pipe held open by a stray process.
+  #progress = 0;
+  #pendingWrites = 0;
   /** When SIGKILL is due, counted from the first SIGTERM. */
   #deadline: number | undefined;
   #killTimer: ReturnType<typeof setTimeout> | undefined;
@@ -137,15 +141,20 @@ class Supervision {
   }
 
   async #drain(pumps: Promise<unknown>): Promise<void> {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const late = new Promise<"late">((resolve) => {
-      timer = setTimeout(() => resolve("late"), DRAIN_MS);
-    });
-    const outcome = await Promise.race([pumps, late]);
-    clearTimeout(timer);
-    if (outcome === "late") {
+    for (;;) {
+      const progress = this.#progress;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const late = new Promise<"late">((resolve) => {
+        timer = setTimeout(() => resolve("late"), DRAIN_MS);
+      });
+      const outcome = await Promise.race([pumps, late]);
+      clearTimeout(timer);
+      if (outcome !== "late") return;
+      // A sink still working through buffered output is waited for: closing the pipes would lose the rest.
+      if (this.#pendingWrites > 0 || this.#progress !== progress) continue;
       this.#child.release();
       await pumps;
+      return;
     }
   }
 
@@ -156,7 +165,19 @@ class Supervision {
         if (this.#discard || sink === undefined) continue;
         let verdict: "stop" | void;
         try {
-          verdict = sink.write(chunk, stream);
+          const written = sink.write(chunk, stream);
+          // Any thenable, not only this realm's Promise.
+          if (typeof written === "object" && written !== null) {
+            this.#pendingWrites++;
+            try {
+              verdict = await written;
+            } finally {
+              this.#pendingWrites--;
+              this.#progress++;
+            }
+          } else {
+            verdict = written;
+          }
         } catch (error) {
           this.#sinkError ??= error;
           verdict = "stop";

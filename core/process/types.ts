@@ -6,10 +6,12 @@ export type ProcessStream = "stdout" | "stderr";
 
 /**
  * Receives a process's output in arrival order. Returning `"stop"` says the sink has all it wants: the runner
- * stops the process (as for a timeout) and delivers nothing more. The chunk is the sink's to keep.
+ * stops the process (as for a timeout) and delivers nothing more. Returning a promise holds that stream back
+ * until it settles: nothing more is read from it meanwhile, so a process writing faster than the sink
+ * consumes blocks on its full pipe instead of piling output up in memory. The chunk is the sink's to keep.
  */
 export interface OutputSink {
-  write(chunk: Uint8Array, stream: ProcessStream): "stop" | void;
+  write(chunk: Uint8Array, stream: ProcessStream): "stop" | void | Promise<"stop" | void>;
 }
 
 /** Why the runner ended a process before it finished on its own. */

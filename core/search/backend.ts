@@ -32,7 +32,11 @@ export interface SearchScope {
   readonly signal?: AbortSignal;
   /** Stop and fail `SEARCH_ABORTED` after this many milliseconds. */
   readonly timeoutMs?: number;
-  /** Fail `SEARCH_RAW_OUTPUT_OVERFLOW` once the raw output exceeds this many bytes; 20,000,000 when absent. */
+  /**
+   * Fail `SEARCH_RAW_OUTPUT_OVERFLOW` once the raw output exceeds this many bytes. It bounds the memory of a
+   * whole result (`files`, `grep`, which hold all of it), where both backends apply 20,000,000 when it is absent; a streamed
+   * search holds nothing and has no such limit unless the request sets one.
+   */
   readonly maxOutputBytes?: number;
 }
 
@@ -93,13 +97,53 @@ export interface GrepResult {
   readonly nothingSearched?: true;
 }
 
+/** One step of a streamed grep: a matching line of a file, or the end of a file that had matches. */
+export type GrepEvent =
+  | { readonly type: "line"; readonly path: string; readonly line: GrepLine }
+  | { readonly type: "end"; readonly path: string; readonly binaryOffset?: number };
+
+/**
+ * Takes a streamed result item by item, in the order the whole result would list them (for grep: a file's
+ * lines together, then its `end`).
+ */
+export interface ResultSink<T> {
+  /**
+   * The next item. `"stop"` says the consumer takes no more: the backend ends the search as soon as it can,
+   * delivers nothing further and reports the search as stopped.
+   */
+  push(item: T): "stop" | void;
+  /**
+   * A promise while the consumer is behind (say, its disk is slower than the search), which the backend
+   * awaits before it produces more; undefined when it may go on. Checked between batches of items.
+   */
+  ready?(): Promise<void> | undefined;
+}
+
+/** How a streamed search ended; its items went to the sink. */
+export interface StreamOutcome {
+  /** Per-path failures that did not stop the search, as in a whole result. */
+  readonly problems: readonly string[];
+  /** True when the search ended early because the sink said `"stop"`. */
+  readonly stopped: boolean;
+  /** As in a whole grep result: no path was named and no file passed the filters. */
+  readonly nothingSearched?: true;
+}
+
 /**
  * Runs searches. Invalid globs and regexes fail `SEARCH_INVALID_PATTERN` with ripgrep's wording; an empty
  * result is not an error.
+ *
+ * `files` and `grep` return whole results; `streamFiles` and `streamGrep` hand the same items to a sink as
+ * they are found, so a caller keeps only what it needs whatever the result's size (the glob and grep tools
+ * use them when present, and otherwise replay the whole result; see docs/notes/0012-streamed-results.md).
  */
 export interface SearchBackend {
   /** A short name for messages and test output, such as "ripgrep" or "engine". */
   readonly name: string;
   files(request: FilesRequest): Promise<FilesResult>;
   grep(request: GrepRequest): Promise<GrepResult>;
+  /** The paths of {@link files}, in the same order, as they are known. */
+  streamFiles?(request: FilesRequest, sink: ResultSink<string>): Promise<StreamOutcome>;
+  /** The files and lines of {@link grep}, in the same order, as they are found. */
+  streamGrep?(request: GrepRequest, sink: ResultSink<GrepEvent>): Promise<StreamOutcome>;
 }

@@ -1,5 +1,6 @@
 import type { SearchBackend } from "./backend.ts";
 import { isSearchError } from "./errors.ts";
+import { streamMatches, streamPaths } from "./stream.ts";
 
 /**
  * A backend that uses `primary` until it reports itself unavailable (a `SEARCH_FAILED` with
@@ -24,5 +25,8 @@ export function withFallback(primary: SearchBackend, fallback: SearchBackend): S
     },
     files: (request) => attempt((backend) => backend.files(request)),
     grep: (request) => attempt((backend) => backend.grep(request)),
+    // An unavailable backend fails before it delivers anything, so the fallback's stream starts clean.
+    streamFiles: (request, sink) => attempt((backend) => streamPaths(backend, request, sink)),
+    streamGrep: (request, sink) => attempt((backend) => streamMatches(backend, request, sink)),
   };
 }

@@ -8,19 +8,23 @@ export type {
   FilesRequest,
   FilesResult,
   GlobArg,
+  GrepEvent,
   GrepFile,
   GrepLine,
   GrepRequest,
   GrepResult,
   GrepSubmatch,
+  ResultSink,
   SearchBackend,
   SearchData,
   SearchScope,
+  StreamOutcome,
 } from "./backend.ts";
 export { isSearchError, SEARCH_ERROR_CODES, SearchError } from "./errors.ts";
 export type { SearchErrorCode } from "./errors.ts";
-export { sampleAcrossEntries, topLevelEntry } from "./sample.ts";
-export type { EntrySample } from "./sample.ts";
+export { EntrySampler, sampleAcrossEntries, topLevelEntry } from "./sample.ts";
+export type { EntrySample, StreamedSample } from "./sample.ts";
+export { collectMatches, collectPaths, GrepCollector, grepEvents, streamMatches, streamPaths } from "./stream.ts";
 export {
   createRipgrepBackend,
   RIPGREP_MAX_OUTPUT_BYTES,

@@ -343,3 +343,79 @@ describe("the memory limit", () => {
     expect(specs[0]?.command).toBe("/bin/rg");
   });
 });
+
+describe("streaming", () => {
+  // A runner that hands ripgrep's output over in the given chunks, honouring the sink's answers as the real
+  // runner does: a promise is awaited, "stop" ends the process.
+  function chunked(chunks: readonly string[], result: Partial<ProcessResult> = {}) {
+    const answers: unknown[] = [];
+    const runner: ProcessRunner = {
+      async run(spec) {
+        for (const chunk of chunks) {
+          const answer = spec.stdout?.write(utf8(chunk), "stdout");
+          answers.push(answer instanceof Promise ? "promise" : answer);
+          const verdict = await answer;
+          if (verdict === "stop") return { exitCode: null, signal: "SIGTERM", stopReason: "output", forced: false };
+        }
+        return { exitCode: 0, signal: null, forced: false, ...result };
+      },
+    };
+    return { backend: createRipgrepBackend({ runner, ripgrep: "/bin/rg", maxOutputBytes: 10 }), answers };
+  }
+
+  test("paths reach the sink as ripgrep prints them, with no output budget unless the request sets one", async () => {
+    const { backend } = chunked(["a.txt\nsrc/b", ".ts\n./-\n", "last"]);
+    const paths: string[] = [];
+    const outcome = await backend.streamFiles!({ cwd: "/w", paths: ["-"] }, { push: (path) => void paths.push(path) });
+    expect([outcome, paths]).toEqual([{ problems: [], stopped: false }, ["a.txt", "src/b.ts", "-", "last"]]);
+    // The whole result holds everything, so the backend's default budget (10 bytes here) applies to it.
+    expect((await failure(chunked(["a.txt\nsrc/b.ts\n"]).backend.files({ cwd: "/w" }))).code).toBe("SEARCH_RAW_OUTPUT_OVERFLOW");
+    const capped = chunked(["a.txt\nsrc/b.ts\n"]).backend.streamFiles!({ cwd: "/w", maxOutputBytes: 8 }, { push: () => undefined });
+    expect((await failure(capped)).code).toBe("SEARCH_RAW_OUTPUT_OVERFLOW");
+  });
+
+  test("a sink's stop ends ripgrep: nothing more is delivered, and the stopped run is a result, not a failure", async () => {
+    const { backend, answers } = chunked(["a\nb\nc\n", "d\n"]);
+    const paths: string[] = [];
+    const outcome = await backend.streamFiles!({ cwd: "/w" }, { push: (path) => (paths.push(path) === 2 ? "stop" : undefined) });
+    expect([outcome, paths, answers]).toEqual([{ problems: [], stopped: true }, ["a", "b"], ["stop"]]);
+  });
+
+  test("a sink that is behind holds ripgrep back: its ready promise is what the output sink answers", async () => {
+    const { backend, answers } = chunked(["a\n", "b\n"]);
+    let waits = 0;
+    const ready = () => (waits++ === 0 ? Promise.resolve() : undefined);
+    await backend.streamFiles!({ cwd: "/w" }, { push: () => undefined, ready });
+    expect(answers).toEqual(["promise", undefined]);
+  });
+
+  test("grep streams each matching line and then its file's end; a stop can come mid-file", async () => {
+    const json = (...messages: object[]) => messages.map((m) => JSON.stringify(m)).join("\n") + "\n";
+    const line = (path: string, n: number) => ({
+      type: "match",
+      data: { path: { text: path }, lines: { text: `hit ${n}\n` }, line_number: n, absolute_offset: 0, submatches: [] },
+    });
+    const output = json(
+      { type: "begin", data: { path: { text: "a" } } },
+      line("a", 1),
+      line("a", 2),
+      { type: "end", data: { path: { text: "a" }, binary_offset: 9 } },
+      { type: "begin", data: { path: { text: "b" } } },
+      line("b", 3),
+      line("b", 4),
+      { type: "end", data: { path: { text: "b" }, binary_offset: null } },
+    );
+    const events: string[] = [];
+    const all = await chunked([output.slice(0, 100), output.slice(100)]).backend.streamGrep!(
+      { cwd: "/w", pattern: "hit" },
+      { push: (e) => void events.push(e.type === "line" ? `${e.path}:${e.line.lineNumber}` : `end ${e.path} ${e.binaryOffset}`) },
+    );
+    expect([all.stopped, events]).toEqual([false, ["a:1", "a:2", "end a 9", "b:3", "b:4", "end b undefined"]]);
+    const few: string[] = [];
+    const stopped = await chunked([output]).backend.streamGrep!(
+      { cwd: "/w", pattern: "hit" },
+      { push: (e) => (e.type === "line" && few.push(`${e.path}:${e.line.lineNumber}`) === 3 ? "stop" : undefined) },
+    );
+    expect([stopped.stopped, few]).toEqual([true, ["a:1", "a:2", "b:3"]]);
+  });
+});

@@ -10,19 +10,20 @@ import { quoteInput } from "../errors/mod.ts";
 import { encodeUtf8 } from "../text/utf8.ts";
 import type {
   FilesRequest,
-  FilesResult,
+  GrepEvent,
   GrepFile,
-  GrepLine,
   GrepRequest,
-  GrepResult,
+  ResultSink,
   SearchBackend,
   SearchData,
   SearchScope,
+  StreamOutcome,
 } from "./backend.ts";
 import { precheckGlobs } from "./engine/overrides.ts";
 import { NUL_BANNED } from "./engine/regex/ban.ts";
 import { SearchError } from "./errors.ts";
 import { checkPatternSize, SEARCH_MAX_OUTPUT_BYTES } from "./limits.ts";
+import { collectMatches, collectPaths, GrepCollector } from "./stream.ts";
 
 export interface RipgrepBackendOptions {
   readonly runner: ProcessRunner;
@@ -36,7 +37,7 @@ export interface RipgrepBackendOptions {
   readonly timeoutMs?: number;
   /** SIGTERM-to-SIGKILL grace for a stopped search; the runner's default when absent. */
   readonly graceMs?: number;
-  /** Default for requests without `maxOutputBytes`; 20 000 000. */
+  /** Default for whole-result requests (`files`, `grep`) without `maxOutputBytes`; 20 000 000. */
   readonly maxOutputBytes?: number;
   /** How much of ripgrep's stderr is kept for messages and problems; 65 536. */
   readonly stderrMaxBytes?: number;
@@ -78,7 +79,14 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
   const { ripgrep } = options;
   const locate = () => (located ??= Promise.resolve().then(() => (typeof ripgrep === "string" ? ripgrep : ripgrep())));
 
-  async function run(request: SearchScope, args: readonly string[], onLine: (line: string) => void): Promise<RawRun> {
+  // `whole`: the caller holds the entire output, so the default output budget applies.
+  async function run(
+    request: SearchScope,
+    args: readonly string[],
+    onLine: (line: string) => "stop" | void,
+    ready: (() => Promise<void> | undefined) | undefined,
+    whole: boolean,
+  ): Promise<RawRun> {
     if (request.signal?.aborted) throw aborted(undefined);
     let binary: string;
     try {
@@ -91,9 +99,9 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
       );
     }
     const timeoutMs = positive("timeoutMs", request.timeoutMs) ?? defaults.timeoutMs;
-    const maxOutputBytes = positive("maxOutputBytes", request.maxOutputBytes) ?? defaults.maxOutputBytes;
+    const maxOutputBytes = positive("maxOutputBytes", request.maxOutputBytes) ?? (whole ? defaults.maxOutputBytes : Number.POSITIVE_INFINITY);
     // Lines are handled as they arrive, so parsing overlaps ripgrep's own work instead of following it.
-    const stdout = new LineSink(maxOutputBytes, onLine);
+    const stdout = new LineSink(maxOutputBytes, onLine, ready);
     const half = Math.floor(defaults.stderrMaxBytes / 2);
     const stderr = new HeadTailCollector({ headBytes: half, tailBytes: defaults.stderrMaxBytes - half });
     let result;
@@ -115,6 +123,9 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
     }
     if (result.stopReason === "timeout") throw aborted(timeoutMs);
     if (result.stopReason === "abort" || request.signal?.aborted) throw aborted(undefined);
+    const stderrText = stderr.text((omitted) => `\n(${omitted} bytes of ripgrep's messages left out)\n`).trim();
+    // The consumer has what it wants; ripgrep was stopped for it, so its exit status says nothing.
+    if (stdout.stopped) return { exitCode: 0, stderr: stderrText, stderrOmitted: stderr.omittedBytes, stopped: true };
     if (stdout.overflowed) {
       throw new SearchError(
         "SEARCH_RAW_OUTPUT_OVERFLOW",
@@ -122,7 +133,6 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
         { details: { maxOutputBytes } },
       );
     }
-    const stderrText = stderr.text((omitted) => `\n(${omitted} bytes of ripgrep's messages left out)\n`).trim();
     if (limit && stdout.empty && result.exitCode !== null && result.exitCode > 2) {
       if (result.exitCode === LIMIT_FAILED) {
         throw new SearchError("SEARCH_FAILED", `Search failed: ripgrep's memory limit could not be set by ${limit.shell}.${quote(clip(stderrText))}`, {
@@ -157,28 +167,45 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
       });
     }
     stdout.end();
-    return { exitCode: result.exitCode, stderr: stderrText, stderrOmitted: stderr.omittedBytes };
+    return { exitCode: result.exitCode, stderr: stderrText, stderrOmitted: stderr.omittedBytes, stopped: stdout.stopped };
+  }
+
+  async function streamFiles(request: FilesRequest, sink: ResultSink<string>, whole: boolean): Promise<StreamOutcome> {
+    const args = ripgrepFilesArgs(request);
+    const restore = dashRestorer(request);
+    let printed = false;
+    const onLine = (line: string) => {
+      printed = true;
+      return sink.push(restore(line));
+    };
+    const raw = await run(request, args, onLine, sink.ready?.bind(sink), whole);
+    return raw.stopped ? { problems: problemLines(raw), stopped: true } : { problems: outcome(raw, printed), stopped: false };
+  }
+
+  async function streamGrep(request: GrepRequest, sink: ResultSink<GrepEvent>, whole: boolean): Promise<StreamOutcome> {
+    const args = ripgrepGrepArgs(request);
+    const restore = dashRestorer(request);
+    let matched = false;
+    const parser = new GrepJsonParser((event) => {
+      matched = true;
+      const path = restore(event.path);
+      return sink.push(path === event.path ? event : { ...event, path });
+    });
+    const raw = await run(request, args, (line) => parser.line(line), sink.ready?.bind(sink), whole);
+    if (raw.stopped) return { problems: problemLines(raw), stopped: true };
+    const { searches } = parser.finish();
+    // ripgrep exits 2 when, walking its cwd, no file passed the filters: an answer, not a failure.
+    const nothing = raw.exitCode === 2 && searches === 0 && !matched && NOTHING_SEARCHED.test(raw.stderr);
+    const problems = outcome(raw, matched || searches > 0 || nothing);
+    return nothing ? { problems, stopped: false, nothingSearched: true } : { problems, stopped: false };
   }
 
   return {
     name: "ripgrep",
-    async files(request) {
-      const paths: string[] = [];
-      const raw = await run(request, ripgrepFilesArgs(request), (line) => paths.push(line));
-      const restore = dashRestorer(request);
-      return { paths: paths.map(restore), problems: outcome(raw, paths.length > 0) };
-    },
-    async grep(request) {
-      const parser = new GrepJsonParser();
-      const raw = await run(request, ripgrepGrepArgs(request), (line) => parser.line(line));
-      const parsed = parser.finish();
-      const restore = dashRestorer(request);
-      const files = parsed.files.map((file) => ({ ...file, path: restore(file.path) }));
-      // ripgrep exits 2 when, walking its cwd, no file passed the filters: an answer, not a failure.
-      const nothing = raw.exitCode === 2 && parsed.searches === 0 && files.length === 0 && NOTHING_SEARCHED.test(raw.stderr);
-      const problems = outcome(raw, files.length > 0 || parsed.searches > 0 || nothing);
-      return nothing ? { files, problems, nothingSearched: true } : { files, problems };
-    },
+    files: (request) => collectPaths((sink) => streamFiles(request, sink, true)),
+    grep: (request) => collectMatches((sink) => streamGrep(request, sink, true)),
+    streamFiles: (request, sink) => streamFiles(request, sink, false),
+    streamGrep: (request, sink) => streamGrep(request, sink, false),
   };
 }
 
@@ -187,6 +214,8 @@ interface RawRun {
   readonly exitCode: number;
   readonly stderr: string;
   readonly stderrOmitted: number;
+  /** The consumer stopped the search. */
+  readonly stopped: boolean;
 }
 
 /**
@@ -321,26 +350,34 @@ export interface ParsedGrep {
 
 /** Reads `rg --json` output: one `begin`, its `match`es and one `end` per file, then a `summary`. */
 export function parseGrepJson(stdout: string): ParsedGrep {
-  const parser = new GrepJsonParser();
+  const collector = new GrepCollector();
+  const parser = new GrepJsonParser((event) => collector.push(event));
   for (const line of stdout.split("\n")) parser.line(line);
-  return parser.finish();
+  return { files: collector.files, searches: parser.finish().searches };
 }
 
-/** {@link parseGrepJson} one line at a time, as the output arrives. */
+/**
+ * {@link parseGrepJson} one line at a time, as the output arrives: each matching line becomes a `line` event
+ * and the end of a file that had any an `end` event. What the handler returns (`"stop"`) is passed back.
+ */
 export class GrepJsonParser {
-  readonly #files: GrepFile[] = [];
+  readonly #emit: (event: GrepEvent) => "stop" | void;
   #searches = 0;
   #index = -1;
-  #current: { path: string; lines: GrepLine[] } | undefined;
+  // The file whose lines are being read, and whether any was emitted.
+  #current: { path: string; matched: boolean } | undefined;
 
-  line(line: string): void {
+  constructor(emit: (event: GrepEvent) => "stop" | void) {
+    this.#emit = emit;
+  }
+
+  line(line: string): "stop" | void {
     this.#index++;
     if (line === "") return;
     // The most common line after a match: the end of a file with no binary offset. It carries nothing else
     // needed, so it is not worth parsing its statistics.
     if (line.startsWith('{"type":"end"') && line.includes('"binary_offset":null')) {
-      this.#close(null);
-      return;
+      return this.#close(null);
     }
     const index = this.#index;
     let message: RgMessage;
@@ -351,68 +388,77 @@ export class GrepJsonParser {
     }
     const data = message.data ?? {};
     switch (message.type) {
-      case "begin":
-        this.#close(null);
-        this.#current = { path: pathOf(data.path, index), lines: [] };
-        break;
+      case "begin": {
+        const stop = this.#close(null);
+        this.#current = { path: pathOf(data.path, index), matched: false };
+        return stop;
+      }
       case "match": {
         const path = pathOf(data.path, index);
         if (this.#current?.path !== path) {
-          this.#close(null);
-          this.#current = { path, lines: [] };
+          if (this.#close(null) === "stop") return "stop";
+          this.#current = { path, matched: false };
         }
-        this.#current.lines.push({
-          line: searchData(data.lines, index),
-          lineNumber: numberOf(data.line_number, index),
-          absoluteOffset: numberOf(data.absolute_offset, index),
-          submatches: (data.submatches ?? []).map((sub) => ({
-            match: searchData(sub.match, index),
-            start: numberOf(sub.start, index),
-            end: numberOf(sub.end, index),
-          })),
+        this.#current.matched = true;
+        return this.#emit({
+          type: "line",
+          path,
+          line: {
+            line: searchData(data.lines, index),
+            lineNumber: numberOf(data.line_number, index),
+            absoluteOffset: numberOf(data.absolute_offset, index),
+            submatches: (data.submatches ?? []).map((sub) => ({
+              match: searchData(sub.match, index),
+              start: numberOf(sub.start, index),
+              end: numberOf(sub.end, index),
+            })),
+          },
         });
-        break;
       }
       case "end":
-        if (this.#current?.path === pathOf(data.path, index)) this.#close(data.binary_offset);
-        break;
+        if (this.#current?.path === pathOf(data.path, index)) return this.#close(data.binary_offset);
+        return;
       case "summary":
         this.#searches = typeof data.stats?.searches === "number" ? data.stats.searches : 0;
-        break;
+        return;
       default:
         // `context` lines (never requested) and message types a later ripgrep may add.
-        break;
+        return;
     }
   }
 
-  finish(): ParsedGrep {
+  /** Ends the last file; returns the files ripgrep searched, from its summary (0 when it printed none). */
+  finish(): { readonly searches: number } {
     this.#close(null);
-    return { files: this.#files, searches: this.#searches };
+    return { searches: this.#searches };
   }
 
-  #close(binaryOffset: unknown): void {
+  #close(binaryOffset: unknown): "stop" | void {
     const current = this.#current;
-    if (current && current.lines.length > 0) {
-      this.#files.push(typeof binaryOffset === "number" ? { ...current, binaryOffset } : current);
-    }
     this.#current = undefined;
+    if (!current?.matched) return;
+    return this.#emit(typeof binaryOffset === "number" ? { type: "end", path: current.path, binaryOffset } : { type: "end", path: current.path });
   }
 }
 
 /**
- * Splits output into lines as it arrives and counts its bytes; past `maxBytes` it asks the runner to stop the
- * process and handles nothing more.
+ * Splits output into lines as it arrives and counts its bytes. Past `maxBytes`, or when a line's handler says
+ * `"stop"`, it asks the runner to stop the process and handles nothing more. After each chunk it waits for
+ * `ready`, so a consumer that falls behind holds ripgrep back (its pipe fills) instead of piling up output.
  */
 class LineSink implements OutputSink {
   readonly #decoder = new TextDecoder();
   readonly #max: number;
-  readonly #onLine: (line: string) => void;
+  readonly #onLine: (line: string) => "stop" | void;
+  readonly #ready: (() => Promise<void> | undefined) | undefined;
   #rest = "";
   #total = 0;
+  #stopped = false;
 
-  constructor(maxBytes: number, onLine: (line: string) => void) {
+  constructor(maxBytes: number, onLine: (line: string) => "stop" | void, ready: (() => Promise<void> | undefined) | undefined) {
     this.#max = maxBytes;
     this.#onLine = onLine;
+    this.#ready = ready;
   }
 
   get overflowed(): boolean {
@@ -424,23 +470,34 @@ class LineSink implements OutputSink {
     return this.#total === 0;
   }
 
-  write(chunk: Uint8Array): "stop" | void {
+  /** A line's handler said `"stop"`. */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  write(chunk: Uint8Array): "stop" | void | Promise<void> {
+    if (this.#stopped) return "stop";
     this.#total += chunk.length;
     if (this.overflowed) return "stop";
     const text = this.#rest + this.#decoder.decode(chunk, { stream: true });
     let start = 0;
     for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", start)) {
-      this.#onLine(text.slice(start, nl));
+      if (this.#onLine(text.slice(start, nl)) === "stop") {
+        this.#stopped = true;
+        this.#rest = "";
+        return "stop";
+      }
       start = nl + 1;
     }
     this.#rest = text.slice(start);
+    return this.#ready?.();
   }
 
   /** Handles a last line without a newline. */
   end(): void {
     const last = this.#rest + this.#decoder.decode();
     this.#rest = "";
-    if (last !== "" && !this.overflowed) this.#onLine(last);
+    if (last !== "" && !this.overflowed && !this.#stopped && this.#onLine(last) === "stop") this.#stopped = true;
   }
 }
 

@@ -15,6 +15,13 @@ export interface SpillRequest {
   readonly signal?: AbortSignal;
 }
 
+/** A spill to be written piece by piece, as the result is produced. */
+export interface SpillStart {
+  /** The tool whose result this is, such as "glob". */
+  readonly tool: string;
+  readonly signal?: AbortSignal;
+}
+
 /** Where a spilled result went, and how the model can get at it. */
 export interface SpillReceipt {
   /** An absolute path (for stores on the FileSystem seam) or another store-defined name. */
@@ -23,29 +30,65 @@ export interface SpillReceipt {
   readonly hint: string;
 }
 
+/**
+ * A spill being written. Text is appended in order; nobody sees the artifact before `finish` publishes it
+ * whole. Writing never throws: once the store failed, further text is dropped and `finish` rejects.
+ */
+export interface SpillWriter {
+  write(text: string): void;
+  /**
+   * Bytes written so far, counting text not yet encoded as one byte per UTF-16 unit: exact for ASCII, and
+   * never more than the artifact's true size.
+   */
+  readonly size: number;
+  /** A promise while the store is behind (the writer then holds at most about a mebibyte); else undefined. */
+  ready(): Promise<void> | undefined;
+  /** Publishes what was written; rejects when it could not be saved. */
+  finish(): Promise<SpillReceipt>;
+  /** Discards what was written; nothing is published. */
+  abort(): Promise<void>;
+}
+
 /** Saves complete results. Saving is best effort: callers treat a rejection as "not saved". */
 export interface SpillStore {
   save(request: SpillRequest): Promise<SpillReceipt>;
+  /**
+   * Starts a spill written as the result is produced, so the result never has to be held whole. Optional:
+   * {@link beginSpill} falls back to collecting the text and calling `save` once.
+   */
+  begin?(request: SpillStart): SpillWriter;
 }
+
+/** A writer for `store`: its own streaming one, or one that collects the text and saves it at the end. */
+export function beginSpill(store: SpillStore, request: SpillStart): SpillWriter {
+  return store.begin ? store.begin(request) : new CollectingWriter(store, request);
+}
+
+const HINT = "page it with read (offset, limit) or search it with grep";
 
 /**
  * A store that writes each result as a new file in `directory` through the FileSystem seam, so `read` (with
  * offset and limit) and `grep` can page it on every backend. Files are never replaced (each name is new) and
- * never deleted by the store: the host owns the directory's lifetime.
+ * never deleted by the store: the host owns the directory's lifetime. Files are created 0600 and a missing
+ * directory 0700; saving into an existing directory that other users can write to fails (the result is then
+ * reported as not saved). A streamed spill is staged as it is written and published atomically by `finish`.
  */
 export function createFsSpillStore(fs: FileSystem, directory: string): SpillStore {
   const dir = resolvePath(fs.cwd, directory);
   let counter = 0;
   const session = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "");
+  const publish = async (tool: string, data: Uint8Array | AsyncIterable<Uint8Array>, signal: AbortSignal | undefined): Promise<SpillReceipt> => {
+    counter += 1;
+    const name = `${tool}-${session}-${counter}-${randomSuffix()}.txt`;
+    const target = await fs.resolve(joinPath(dir, name), { signal });
+    // A scratch artifact: published atomically, but not worth an fsync on the model's critical path. It may
+    // copy lines of files only this user can read, so it is owner-only, in a folder others cannot write to.
+    await fs.write(target, data, { guard: { kind: "createIfAbsent" }, signal, durable: false, private: true });
+    return { locator: target.displayPath, hint: HINT };
+  };
   return {
-    async save({ tool, content, signal }) {
-      counter += 1;
-      const name = `${tool}-${session}-${counter}-${randomSuffix()}.txt`;
-      const target = await fs.resolve(joinPath(dir, name), { signal });
-      // A scratch artifact: published atomically, but not worth an fsync on the model's critical path.
-      await fs.write(target, encodeUtf8(content), { guard: { kind: "createIfAbsent" }, signal, durable: false });
-      return { locator: target.displayPath, hint: "page it with read (offset, limit) or search it with grep" };
-    },
+    save: ({ tool, content, signal }) => publish(tool, encodeUtf8(content), signal),
+    begin: ({ tool, signal }) => new StreamingWriter((chunks) => publish(tool, chunks, signal)),
   };
 }
 
@@ -69,4 +112,150 @@ export function createMemorySpillStore(): MemorySpillStore {
 
 function randomSuffix(): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(3)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+// Text is encoded in chunks of about this many UTF-16 units; the writer asks its producer to wait while more
+// than HIGH_WATER encoded bytes wait for the store, until they are down to half.
+const CHUNK_UNITS = 64 * 1024;
+const HIGH_WATER = 1024 * 1024;
+
+/** Feeds a publication that consumes an async iterable of chunks, with backpressure. */
+class StreamingWriter implements SpillWriter {
+  #pending: string[] = [];
+  #pendingUnits = 0;
+  #queue: Uint8Array[] = [];
+  #queued = 0;
+  #encoded = 0;
+  #closed = false;
+  #aborted = false;
+  #failed = false;
+  #wake: (() => void) | undefined;
+  #drained: { promise: Promise<void>; resolve: () => void } | undefined;
+  readonly #result: Promise<SpillReceipt>;
+
+  constructor(publish: (chunks: AsyncIterable<Uint8Array>) => Promise<SpillReceipt>) {
+    this.#result = publish(this.#chunks());
+    this.#result.catch(() => {
+      this.#failed = true;
+      this.#queue = [];
+      this.#queued = 0;
+      this.#pending = [];
+      this.#pendingUnits = 0;
+      this.#release();
+    });
+  }
+
+  get size(): number {
+    return this.#encoded + this.#pendingUnits;
+  }
+
+  write(text: string): void {
+    if (this.#closed || this.#failed) return;
+    this.#pending.push(text);
+    this.#pendingUnits += text.length;
+    if (this.#pendingUnits >= CHUNK_UNITS) this.#flush();
+  }
+
+  ready(): Promise<void> | undefined {
+    if (this.#failed || this.#queued <= HIGH_WATER) return undefined;
+    if (!this.#drained) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.#drained = { promise, resolve };
+    }
+    return this.#drained.promise;
+  }
+
+  async finish(): Promise<SpillReceipt> {
+    if (!this.#closed) {
+      this.#flush();
+      this.#closed = true;
+      this.#wake?.();
+    }
+    return this.#result;
+  }
+
+  async abort(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      this.#aborted = true;
+      this.#queue = [];
+      this.#queued = 0;
+      this.#wake?.();
+    }
+    await this.#result.catch(() => undefined);
+  }
+
+  #flush(): void {
+    if (this.#pendingUnits === 0 || this.#failed) return;
+    const bytes = encodeUtf8(this.#pending.join(""));
+    this.#pending = [];
+    this.#pendingUnits = 0;
+    this.#encoded += bytes.length;
+    this.#queue.push(bytes);
+    this.#queued += bytes.length;
+    this.#wake?.();
+  }
+
+  #release(): void {
+    const drained = this.#drained;
+    this.#drained = undefined;
+    drained?.resolve();
+  }
+
+  async *#chunks(): AsyncGenerator<Uint8Array, void, undefined> {
+    for (;;) {
+      if (this.#aborted) throw new Error("the spill was abandoned");
+      const chunk = this.#queue.shift();
+      if (chunk) {
+        this.#queued -= chunk.length;
+        if (this.#queued <= HIGH_WATER / 2) this.#release();
+        yield chunk;
+        continue;
+      }
+      if (this.#closed) return;
+      await new Promise<void>((resolve) => (this.#wake = resolve));
+      this.#wake = undefined;
+    }
+  }
+}
+
+/** For a store without `begin`: collects the text and saves it in one piece. */
+class CollectingWriter implements SpillWriter {
+  readonly #store: SpillStore;
+  readonly #request: SpillStart;
+  #parts: string[] = [];
+  #size = 0;
+  #closed = false;
+
+  constructor(store: SpillStore, request: SpillStart) {
+    this.#store = store;
+    this.#request = request;
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  write(text: string): void {
+    if (this.#closed) return;
+    this.#parts.push(text);
+    this.#size += text.length;
+  }
+
+  ready(): undefined {
+    return undefined;
+  }
+
+  async finish(): Promise<SpillReceipt> {
+    this.#closed = true;
+    const content = this.#parts.join("");
+    this.#parts = [];
+    return this.#store.save({ ...this.#request, content });
+  }
+
+  async abort(): Promise<void> {
+    this.#closed = true;
+    this.#parts = [];
+  }
 }

@@ -1,4 +1,5 @@
 import { detectBom, isUtf8BomPrefix } from "./bom.ts";
+import { countLineFeeds } from "./lines.ts";
 import { completeUtf8Prefix, concatBytes, notTextError, type NotTextReason, TEXT_SNIFF_BYTES } from "./utf8.ts";
 
 export interface WindowOptions {
@@ -39,7 +40,8 @@ const CR = 0x0d;
  * Selects a window of lines from a file's byte chunks in bounded memory: lines outside the window are
  * counted, never decoded or kept, and a selected line keeps at most enough bytes for `maxLineChars`
  * characters, so a gigabyte file or a gigabyte-long line costs no more memory than the window itself.
- * Selected lines are decoded fatally; a NUL in the first `sniffBytes` bytes marks the file binary.
+ * Selected lines are decoded fatally; a NUL in the first `sniffBytes` bytes marks the file binary. Nothing of
+ * a chunk is kept without a copy, so the chunks may all be one reused buffer.
  */
 export async function readWindow(chunks: AsyncIterable<Uint8Array>, options: WindowOptions): Promise<ReadWindow> {
   const view = new LineWindow(options);
@@ -76,7 +78,8 @@ class LineWindow {
     // Hold the first bytes back until it is clear whether they are a byte-order mark.
     const head = concatBytes([this.#head, chunk]);
     if (isUtf8BomPrefix(head)) {
-      this.#head = head;
+      // A copy: the chunk may be the reader's reused buffer (FsReadStreamOptions.reuseBuffer).
+      this.#head = head.slice();
       return;
     }
     this.#start(head);
@@ -125,11 +128,23 @@ class LineWindow {
   }
 
   // Counts lines that will not be shown, without per-line bookkeeping: up to the window's first line, or to
-  // the end of the chunk once the window is complete. Returns where scanning resumes.
+  // the end of the chunk once the window is complete. A chunk the window does not start in is counted in bulk
+  // (countLineFeeds), which is what keeps reading the end of a large file close to the cost of reading it.
+  // Returns where scanning resumes.
   #skip(chunk: Uint8Array, start: number): number {
     const until = this.#lineNumber < this.#options.offset && !this.#byteCapped && this.#lines.length < this.#options.limit
       ? this.#options.offset
       : Number.POSITIVE_INFINITY;
+    const rest = start === 0 ? chunk : chunk.subarray(start);
+    const feeds = countLineFeeds(rest);
+    if (this.#lineNumber + feeds < until) {
+      if (feeds === 0) this.#lineLength += rest.length;
+      else {
+        this.#lineNumber += feeds;
+        this.#lineLength = chunk.length - chunk.lastIndexOf(LF) - 1;
+      }
+      return chunk.length;
+    }
     let at = start;
     while (this.#lineNumber < until) {
       const newline = chunk.indexOf(LF, at);

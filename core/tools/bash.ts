@@ -20,7 +20,8 @@ export function bashTool(env: ToolEnv): Tool<BashArgs> {
     mutates: false,
     description:
       "Run a command with bash -c in the working directory, stdin closed. stdout and stderr come back combined; past " +
-      `${bashOutputBytes} bytes, only the start and the end are kept. The result ends with [exit code: N].`,
+      `${bashOutputBytes} bytes, only the start and the end are kept. The result ends with [exit code: N].` +
+      (env.bashSandbox ? ` Commands run ${env.bashSandbox}` : ""),
     schema: z
       .object({
         command: z.string().refine((c) => c.trim() !== "", "command is blank").describe("The bash command line"),
@@ -34,7 +35,8 @@ export function bashTool(env: ToolEnv): Tool<BashArgs> {
       .strict(),
     guidance:
       "Check the last line of a bash result, [exit code: N]: anything but 0 means the command failed. Background " +
-      "jobs are killed when the command exits or times out.",
+      "jobs are killed when the command exits or times out." +
+      (env.bashSandbox ? ` bash commands run ${env.bashSandbox}` : ""),
     run: (args, call) => runBash(runnerOf(env), env, args, call),
   };
 }

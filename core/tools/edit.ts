@@ -5,7 +5,7 @@ import { editDiff } from "../text/diff.ts";
 import { applyEdit, encodeEdit } from "../text/edit.ts";
 import { decodeText } from "../text/utf8.ts";
 import { type CallContext, plural, shownPath, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
-import { explainWriteFailure } from "./write.ts";
+import { COARSE, explainWriteFailure } from "./write.ts";
 
 export interface EditArgs {
   readonly path: string;
@@ -91,9 +91,17 @@ async function runEdit(env: ToolEnv, args: EditArgs, call: CallContext): Promise
   const diff = editDiff(shown, result, { maxBytes: limits.diffBytes });
   const lines = [...new Set(result.spans.map((s) => s.line))];
   const where = lines.length === 1 ? `line ${lines[0]}` : `lines ${lines.slice(0, 10).join(", ")}${lines.length > 10 ? ", …" : ""}`;
-  const summary = `Edited ${shown}: replaced ${plural(result.spans.length, "occurrence")} at ${where} (+${diff.added} -${diff.removed} lines).`;
+  const summary = `Edited ${shown}: replaced ${plural(result.spans.length, "occurrence")} at ${where} (+${diff.added} -${diff.removed} lines${diff.coarse ? COARSE : ""}).`;
   return {
     content: diff.text === "" ? summary : `${summary}\n\n${diff.text}`,
-    meta: { path: shown, replacements: result.spans.length, lines, added: diff.added, removed: diff.removed },
+    meta: {
+      path: shown,
+      replacements: result.spans.length,
+      lines,
+      added: diff.added,
+      removed: diff.removed,
+      ...(diff.text ? { diff: diff.text } : {}),
+      ...(diff.coarse ? { coarse: true } : {}),
+    },
   };
 }

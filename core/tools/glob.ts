@@ -1,9 +1,11 @@
 import { z } from "zod";
 import { quoteInput } from "../errors/mod.ts";
 import { FsError } from "../fs/errors.ts";
-import { sampleAcrossEntries } from "../search/sample.ts";
+import type { ResultSink } from "../search/backend.ts";
+import { EntrySampler, type StreamedSample } from "../search/sample.ts";
+import { streamPaths } from "../search/stream.ts";
 import { ToolError } from "./types.ts";
-import { backendOf, capMeta, problemsNote, searchRoot, spill } from "./search.ts";
+import { backendOf, capMeta, problemsNote, type SearchRoot, searchRoot, SpillList } from "./search.ts";
 import { type CallContext, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
 
 export interface GlobArgs {
@@ -62,7 +64,7 @@ function checkPattern(pattern: string): void {
 
 async function runGlob(env: ToolEnv, args: GlobArgs, call: CallContext): Promise<ToolOutput> {
   checkPattern(args.pattern);
-  const backend = backendOf(env);
+  const backend = backendOf(env, call);
   const root = await searchRoot(env, args.path, call, "glob");
   if (root.type !== "directory") {
     throw new FsError("FS_NOT_DIRECTORY", `Cannot glob in "${root.shown}": it is a file; glob searches a directory`, {
@@ -70,32 +72,48 @@ async function runGlob(env: ToolEnv, args: GlobArgs, call: CallContext): Promise
     });
   }
   const { limits } = env;
-  const result = await backend.files({
-    cwd: root.target.key,
-    globs: [{ glob: args.pattern }, ...VCS_EXCLUDES],
-    hidden: true,
-    noIgnore: true,
-    sort: { by: "modified" },
-    timeoutMs: limits.searchTimeoutMs,
-    maxOutputBytes: limits.searchRawBytes,
-    ...(call.signal ? { signal: call.signal } : {}),
-  });
-  const all = result.paths;
-  const where = args.path === undefined ? "" : ` in ${root.shown}`;
-  const note = problemsNote(result.problems);
   const cap = limits.globMaxResults;
-  const meta = (page: readonly string[]) =>
-    capMeta({ shape: "paths", root: root.shown, paths: page.map(root.display), truncated: all.length > page.length, total: all.length }, "paths", limits.searchMetaBytes);
-  if (all.length === 0) return { content: `No files match ${quoteInput(args.pattern)}${where}.${note}`, meta: meta([]) };
-  if (all.length <= cap) return { content: root.displayLines(all) + note, meta: meta(all) };
+  const listing = new GlobListing(cap, env.overCap === "sample", root, new SpillList(env, "glob", call));
+  let outcome;
+  try {
+    outcome = await streamPaths(
+      backend,
+      {
+        cwd: root.target.key,
+        globs: [{ glob: args.pattern }, ...VCS_EXCLUDES],
+        hidden: true,
+        noIgnore: true,
+        sort: { by: "modified" },
+        timeoutMs: limits.searchTimeoutMs,
+        ...(call.signal ? { signal: call.signal } : {}),
+      },
+      listing,
+    );
+  } catch (error) {
+    await listing.spill.abort();
+    throw error;
+  }
+  const total = listing.total;
+  const stopped = outcome.stopped;
+  const where = args.path === undefined ? "" : ` in ${root.shown}`;
+  const note = problemsNote(outcome.problems);
+  const meta = (page: readonly string[]) => ({
+    ...capMeta({ shape: "paths", root: root.shown, paths: page.map(root.display), truncated: total > page.length, total }, "paths", limits.searchMetaBytes),
+    ...(stopped ? { lowerBound: true } : {}),
+  });
+  if (total === 0) return { content: `No files match ${quoteInput(args.pattern)}${where}.${note}`, meta: meta([]) };
+  if (total <= cap) return { content: root.displayLines(listing.head) + note, meta: meta(listing.head) };
 
-  const sample = env.overCap === "sample" ? sampleAcrossEntries(all, cap) : undefined;
-  const flat = sample !== undefined && sample.entriesTotal === all.length;
-  const page = sample && !flat ? sample.paths : all.slice(0, cap);
-  const saved = await spill(env, "glob", `${root.displayLines(all)}\n`, call);
+  const sample = listing.sample();
+  const flat = sample !== undefined && sample.flat;
+  const page = sample && !flat ? sample.paths : listing.head;
+  const saved = await listing.spill.finish();
+  const atLeast = stopped ? "at least " : "";
   const narrowed = sample !== undefined && !flat && sample.entriesShown < sample.entriesTotal;
   const recovery = saved
-    ? ` The full list, oldest first, is in ${saved.locator}; ${saved.hint}.`
+    ? stopped
+      ? ` The search stopped once the full list passed ${limits.spillBytes} bytes; its first ${total} paths, oldest first, are in ${saved.locator}; ${saved.hint}. Narrow pattern or path to list the rest.`
+      : ` The full list, oldest first, is in ${saved.locator}; ${saved.hint}.`
     : env.spill
       ? " The full list could not be saved; narrow pattern or path to see the rest."
       : narrowed
@@ -103,17 +121,72 @@ async function runGlob(env: ToolEnv, args: GlobArgs, call: CallContext): Promise
         : " Narrow pattern or path to see the rest.";
   let head: string;
   if (sample && !flat) {
+    const exact = sample.entriesExact && !stopped;
     const entries =
-      sample.entriesShown === sample.entriesTotal
+      exact && sample.entriesShown === sample.entriesTotal
         ? `all ${sample.entriesTotal} top-level entries`
-        : `${sample.entriesShown} of ${sample.entriesTotal} top-level entries`;
+        : `${sample.entriesShown} of ${exact ? "" : "at least "}${sample.entriesTotal} top-level entries`;
     const narrow = narrowed ? "; narrow path to one entry to list it whole" : "";
-    head = `Showing ${page.length} of ${all.length} paths: a sample across ${entries}, not the oldest ${page.length}${narrow}.`;
+    head = `Showing ${page.length} of ${atLeast}${total} paths: a sample across ${entries}, not the oldest ${page.length}${narrow}.`;
   } else {
-    head = `Showing the oldest ${page.length} of ${all.length} paths.`;
+    head = `Showing the oldest ${page.length} of ${atLeast}${total} paths.`;
   }
   return {
     content: `${root.displayLines(page)}\n\n(${head}${recovery})${note}`,
     meta: { ...meta(page), ...(saved ? { spill: saved.locator } : {}) },
   };
+}
+
+/**
+ * Takes a glob's paths as the backend finds them and keeps only what the page needs (the head, and what the
+ * sampler keeps per entry: O(cap) paths); past the cap every path goes on to the spill as it arrives.
+ */
+class GlobListing implements ResultSink<string> {
+  readonly spill: SpillList;
+  readonly #cap: number;
+  readonly #root: SearchRoot;
+  readonly #sampler: EntrySampler | undefined;
+  readonly #head: string[] = [];
+  #total = 0;
+
+  constructor(cap: number, sampled: boolean, root: SearchRoot, spill: SpillList) {
+    this.#cap = cap;
+    this.#root = root;
+    this.#sampler = sampled ? new EntrySampler(cap) : undefined;
+    this.spill = spill;
+  }
+
+  get total(): number {
+    return this.#total;
+  }
+
+  /** The first `cap` paths, in the backend's order. */
+  get head(): readonly string[] {
+    return this.#sampler ? this.#sampler.head : this.#head;
+  }
+
+  /** Paths held now: what the page needs, not what the search found. */
+  get held(): number {
+    return this.#sampler ? this.#sampler.held : this.#head.length;
+  }
+
+  sample(): StreamedSample | undefined {
+    return this.#sampler?.sample();
+  }
+
+  push(path: string): "stop" | void {
+    const total = ++this.#total;
+    if (this.#sampler) this.#sampler.add(path);
+    else if (this.#head.length < this.#cap) this.#head.push(path);
+    if (total <= this.#cap) return;
+    if (total === this.#cap + 1) {
+      this.spill.open();
+      this.spill.write(`${this.#root.displayLines(this.head)}\n`);
+    }
+    return this.spill.write(`${this.#root.display(path)}\n`);
+  }
+
+  ready(): Promise<void> | undefined {
+    return this.spill.ready();
+  }
 }

@@ -1,10 +1,12 @@
 import { z } from "zod";
 import { quoteInput } from "../errors/mod.ts";
 import { baseName } from "../fs/paths.ts";
-import type { SearchData } from "../search/backend.ts";
+import type { GrepEvent, ResultSink, SearchData } from "../search/backend.ts";
+import { comparePaths } from "../search/engine/files.ts";
+import { streamMatches } from "../search/stream.ts";
 import { completeUtf8Prefix } from "../text/utf8.ts";
 import { ToolError } from "./types.ts";
-import { backendOf, capMeta, problemsNote, searchRoot, spill } from "./search.ts";
+import { backendOf, capMeta, problemsNote, searchRoot, SpillList } from "./search.ts";
 import { type CallContext, plural, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
 
 export interface GrepArgs {
@@ -64,28 +66,37 @@ function checkInclude(include: string | undefined): void {
 
 async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise<ToolOutput> {
   checkInclude(args.include);
-  const backend = backendOf(env);
+  const backend = backendOf(env, call);
   const root = await searchRoot(env, args.path, call, "grep");
   const { limits } = env;
   const key = root.target.key;
   const cwd = root.type === "directory" ? key : key.slice(0, key.lastIndexOf("/")) || "/";
-  const result = await backend.grep({
-    cwd,
-    pattern: args.pattern,
-    ...(root.type === "file" ? { paths: [baseName(key)] } : {}),
-    ...(args.include === undefined ? {} : { globs: [{ glob: args.include }] }),
-    timeoutMs: limits.searchTimeoutMs,
-    maxOutputBytes: limits.searchRawBytes,
-    ...(call.signal ? { signal: call.signal } : {}),
-  });
-  const matches: Match[] = [];
-  for (const file of result.files) {
-    const path = root.type === "file" ? root.shown : root.display(file.path);
-    for (const line of file.lines) matches.push({ path, lineNumber: line.lineNumber, line: preview(line.line, limits.grepLineBytes) });
+  const cap = limits.grepMaxMatches;
+  const shown = root.type === "file" ? () => root.shown : root.display;
+  const found = new GrepMatches(cap, limits.grepLineBytes, shown, new SpillList(env, "grep", call));
+  let outcome;
+  try {
+    outcome = await streamMatches(
+      backend,
+      {
+        cwd,
+        pattern: args.pattern,
+        ...(root.type === "file" ? { paths: [baseName(key)] } : {}),
+        ...(args.include === undefined ? {} : { globs: [{ glob: args.include }] }),
+        timeoutMs: limits.searchTimeoutMs,
+        ...(call.signal ? { signal: call.signal } : {}),
+      },
+      found,
+    );
+  } catch (error) {
+    await found.spill.abort();
+    throw error;
   }
-  const note = problemsNote(result.problems);
+  const { total, files, page } = found;
+  const stopped = outcome.stopped;
+  const note = problemsNote(outcome.problems);
   const where = args.path === undefined ? "" : ` in ${root.shown}`;
-  if (matches.length === 0 && result.nothingSearched) {
+  if (total === 0 && outcome.nothingSearched) {
     // ripgrep's "No files were searched", on both backends: there was nothing to look in, which is not "no match".
     const content =
       `No files were searched${where}: grep skips hidden files, files ignored by .gitignore/.ignore/.rgignore` +
@@ -94,30 +105,134 @@ async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise
       note;
     return { content, meta: meta([], 0, limits.searchMetaBytes) };
   }
-  if (matches.length === 0) {
+  if (total === 0) {
     const skipped = root.type === "file" ? "" : " (hidden, ignored and binary files were skipped; name them with path or include to search them)";
     return { content: `No matches for ${quoteInput(args.pattern, "json")}${where}${skipped}.${note}`, meta: meta([], 0, limits.searchMetaBytes) };
   }
-  const files = new Set(matches.map((m) => m.path)).size;
-  const cap = limits.grepMaxMatches;
-  if (matches.length <= cap) {
-    const header = `Found ${plural(matches.length, "match", "matches")} in ${plural(files, "file")}.`;
-    return { content: `${header}\n\n${render(matches)}${note}`, meta: meta(matches, matches.length, limits.searchMetaBytes) };
+  if (total <= cap) {
+    const header = `Found ${plural(total, "match", "matches")} in ${plural(files, "file")}.`;
+    return { content: `${header}\n\n${render(page)}${note}`, meta: meta(page, total, limits.searchMetaBytes) };
   }
-  const page = matches.slice(0, cap);
-  const complete = `Found ${matches.length} matches in ${plural(files, "file")}.\n\n${render(matches)}\n`;
-  const saved = await spill(env, "grep", complete, call);
+  found.spill.write("\n");
+  const saved = await found.spill.finish();
   const recovery = saved
-    ? `All ${matches.length} matches are in ${saved.locator}; ${saved.hint}.`
+    ? stopped
+      ? `The search stopped once the full list passed ${limits.spillBytes} bytes; its first ${total} matches are in ${saved.locator}; ${saved.hint}. Narrow pattern, path or include to see the rest.`
+      : `All ${total} matches are in ${saved.locator}; ${saved.hint}.`
     : env.spill
       ? "The complete list could not be saved; narrow pattern, path or include to see the rest."
       : "Narrow pattern, path or include to see the rest.";
   const shownFiles = new Set(page.map((m) => m.path)).size;
-  const header = `Found ${matches.length} matches in ${plural(files, "file")}; showing the first ${cap} (in ${plural(shownFiles, "file")}).`;
+  const atLeast = stopped ? "at least " : "";
+  const header = `Found ${atLeast}${total} matches in ${atLeast}${plural(files, "file")}; showing the first ${cap} (in ${plural(shownFiles, "file")}).`;
   return {
     content: `${header}\n\n${render(page)}\n\n(${recovery})${note}`,
-    meta: { ...meta(page, matches.length, limits.searchMetaBytes), ...(saved ? { spill: saved.locator } : {}) },
+    meta: { ...meta(page, total, limits.searchMetaBytes), ...(stopped ? { lowerBound: true } : {}), ...(saved ? { spill: saved.locator } : {}) },
   };
+}
+
+/**
+ * Takes grep's events as the backend finds them. The page is the first `cap` matches in path order (the
+ * walk's order, which ripgrep's threads do not keep), so every backend shows the same page; it holds at most
+ * `cap` matches, and the arrival order of the first `cap` until the spill opens. Past the cap every match goes
+ * on to the spill as it arrives, rendered as the page renders it.
+ */
+class GrepMatches implements ResultSink<GrepEvent> {
+  readonly spill: SpillList;
+  total = 0;
+  files = 0;
+  readonly #cap: number;
+  readonly #lineBytes: number;
+  readonly #shown: (path: string) => string;
+  // The page: files in path order, each with its first matches; `#paged` matches in all.
+  readonly #page: { readonly path: string; readonly matches: Match[] }[] = [];
+  #paged = 0;
+  // The file whose lines are arriving, and its group on the page (undefined when it is not on it).
+  #open: string | undefined;
+  #group: { readonly path: string; readonly matches: Match[] } | undefined;
+  // The first `cap` matches in arrival order: the head of the spill, written once it opens.
+  #arrived: Match[] | undefined = [];
+  // The path of the last match in the spill, to group its lines as the page does.
+  #spilledPath: string | undefined;
+
+  constructor(cap: number, lineBytes: number, shown: (path: string) => string, spill: SpillList) {
+    this.#cap = cap;
+    this.#lineBytes = lineBytes;
+    this.#shown = shown;
+    this.spill = spill;
+  }
+
+  /** The page's matches, grouped by file in path order. */
+  get page(): Match[] {
+    return this.#page.flatMap((group) => group.matches);
+  }
+
+  /** Matches held now: the page and the head of the spill until it opens, not what the search found. */
+  get held(): number {
+    return this.#paged + (this.#arrived?.length ?? 0);
+  }
+
+  push(event: GrepEvent): "stop" | void {
+    if (event.type === "end") {
+      this.#open = undefined;
+      this.#group = undefined;
+      return;
+    }
+    if (this.#open !== event.path) {
+      this.#open = event.path;
+      this.files++;
+      this.#group = this.#admit(event.path);
+    }
+    const total = ++this.total;
+    const match = { path: this.#shown(event.path), lineNumber: event.line.lineNumber, line: preview(event.line.line, this.#lineBytes) };
+    this.#offer(match);
+    if (total <= this.#cap) {
+      this.#arrived?.push(match);
+      return;
+    }
+    if (this.#arrived) {
+      this.spill.open();
+      this.spill.write(render(this.#arrived));
+      this.#spilledPath = this.#arrived.at(-1)?.path;
+      this.#arrived = undefined;
+    }
+    const text = match.path === this.#spilledPath ? `\n  ${match.lineNumber}: ${match.line}` : `\n\n${match.path}\n  ${match.lineNumber}: ${match.line}`;
+    this.#spilledPath = match.path;
+    return this.spill.write(text);
+  }
+
+  ready(): Promise<void> | undefined {
+    return this.spill.ready();
+  }
+
+  // A file joins the page when the page has room or the file comes before its last one; a file after it
+  // cannot displace anything, since all its matches come later in path order.
+  #admit(path: string): { readonly path: string; readonly matches: Match[] } | undefined {
+    const page = this.#page;
+    const last = page.at(-1);
+    if (this.#paged >= this.#cap && last && comparePaths(path, last.path) >= 0) return undefined;
+    let at = page.length;
+    while (at > 0 && comparePaths(path, (page[at - 1] as { path: string }).path) < 0) at--;
+    const group = { path, matches: [] };
+    page.splice(at, 0, group);
+    return group;
+  }
+
+  // Adds a match of the arriving file to its group, dropping the page's last match when it is full.
+  #offer(match: Match): void {
+    const group = this.#group;
+    if (!group) return;
+    if (this.#paged >= this.#cap) {
+      const last = this.#page.at(-1) as { matches: Match[] };
+      // The arriving file is the last one on the page: its further matches come after everything there.
+      if (last === group) return;
+      last.matches.pop();
+      this.#paged--;
+      if (last.matches.length === 0) this.#page.pop();
+    }
+    group.matches.push(match);
+    this.#paged++;
+  }
 }
 
 function render(matches: readonly Match[]): string {

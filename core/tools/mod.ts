@@ -5,9 +5,13 @@
  *
  * @module
  */
-export { createToolkit } from "./toolkit.ts";
-export type { ApprovalOutcome, ApprovalRequest, SandboxOptions, Toolkit, ToolkitOptions, ToolName } from "./toolkit.ts";
+export { bashOffer, createToolkit } from "./toolkit.ts";
+export type { ApprovalOutcome, ApprovalRequest, BashOffer, SandboxOptions, Toolkit, ToolkitOptions, ToolName } from "./toolkit.ts";
 export { DEFAULT_LIMITS } from "./tool.ts";
 export type { ToolLimits } from "./tool.ts";
 export { TOOL_ERROR_CODES, ToolError } from "./types.ts";
 export type { ToolCallOptions, ToolDefinition, ToolErrorCode, ToolResult } from "./types.ts";
+export { resultJsonSchema, structuredResult, TOOL_TRAITS } from "./traits.ts";
+export type { ToolTraits } from "./traits.ts";
+export { strictToolSchema } from "./strict.ts";
+export type { StrictToolSchema } from "./strict.ts";

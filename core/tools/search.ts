@@ -4,12 +4,13 @@ import { relativeWithin } from "../fs/paths.ts";
 import type { FsTarget } from "../fs/types.ts";
 import type { SearchBackend } from "../search/backend.ts";
 import { SearchError } from "../search/errors.ts";
+import { beginSpill, type SpillWriter } from "../spill/mod.ts";
 import { type CallContext, shownPath, type ToolEnv } from "./tool.ts";
 
-/** The backend, or a SEARCH_FAILED that says why there is none. */
-export function backendOf(env: ToolEnv): SearchBackend {
+/** The backend (under the call's read rules), or a SEARCH_FAILED that says why there is none. */
+export function backendOf(env: ToolEnv, call: CallContext): SearchBackend {
   if (!env.search) throw new SearchError("SEARCH_FAILED", "Search is not available in this toolkit: no search backend was configured");
-  return env.search;
+  return call.access ? call.access.search(env.search) : env.search;
 }
 
 /** A search root: where the search runs and how its relative paths are shown. */
@@ -27,6 +28,7 @@ export interface SearchRoot {
 /** Resolves a tool's `path` argument (default: the call's cwd) to an existing file or directory. */
 export async function searchRoot(env: ToolEnv, path: string | undefined, call: CallContext, what: string): Promise<SearchRoot> {
   const target = await env.fs.resolve(path ?? call.cwd, { cwd: call.cwd, signal: call.signal });
+  call.access?.check(target, what);
   const shown = shownPath(target.displayPath, call.workspace);
   const info = await env.fs.stat(target, { signal: call.signal });
   if (!info) {
@@ -48,14 +50,64 @@ export async function searchRoot(env: ToolEnv, path: string | undefined, call: C
   };
 }
 
-/** Saves a complete result when a store is configured; undefined when it is not, or the save failed. */
-export async function spill(env: ToolEnv, tool: string, content: string, call: CallContext): Promise<{ locator: string; hint: string } | undefined> {
-  if (!env.spill) return undefined;
-  try {
-    const receipt = await env.spill.save({ tool, content, ...(call.signal ? { signal: call.signal } : {}) });
-    return { locator: shownPath(receipt.locator, call.workspace), hint: receipt.hint };
-  } catch {
-    return undefined;
+/**
+ * The complete list of an over-cap result, written to the toolkit's spill store as the search produces it.
+ * Without a store it keeps nothing and never stops the search. With one, it stops the search once the list
+ * passes `limits.spillBytes`; a failing store is dropped and the search goes on, so the counts stay exact.
+ */
+export class SpillList {
+  readonly #env: ToolEnv;
+  readonly #tool: string;
+  readonly #call: CallContext;
+  #writer: SpillWriter | undefined;
+  #full = false;
+
+  constructor(env: ToolEnv, tool: string, call: CallContext) {
+    this.#env = env;
+    this.#tool = tool;
+    this.#call = call;
+  }
+
+  /** Opens the spill, when there is a store. */
+  open(): void {
+    if (!this.#env.spill || this.#writer) return;
+    this.#writer = beginSpill(this.#env.spill, { tool: this.#tool, ...(this.#call.signal ? { signal: this.#call.signal } : {}) });
+  }
+
+  /** Appends text; `"stop"` once the list has passed its byte limit. */
+  write(text: string): "stop" | void {
+    const writer = this.#writer;
+    if (!writer) return;
+    writer.write(text);
+    if (writer.size > this.#env.limits.spillBytes) {
+      this.#full = true;
+      return "stop";
+    }
+  }
+
+  /** True when the list reached its limit (and the search was asked to stop). */
+  get full(): boolean {
+    return this.#full;
+  }
+
+  ready(): Promise<void> | undefined {
+    return this.#writer?.ready();
+  }
+
+  /** Publishes the list: where it is, or undefined when there is no store or saving failed. */
+  async finish(): Promise<{ locator: string; hint: string } | undefined> {
+    if (!this.#writer) return undefined;
+    try {
+      const receipt = await this.#writer.finish();
+      return { locator: shownPath(receipt.locator, this.#call.workspace), hint: receipt.hint };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Drops the list after a failed search. */
+  async abort(): Promise<void> {
+    await this.#writer?.abort();
   }
 }
 

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { FileSystem, FsFence } from "../fs/types.ts";
 import { relativeWithin } from "../fs/paths.ts";
+import type { ReadAccess } from "../policy/access.ts";
 import type { ObservationLedger } from "../policy/ledger.ts";
 import type { ProcessRunner } from "../process/types.ts";
 import type { SearchBackend } from "../search/backend.ts";
@@ -28,8 +29,12 @@ export interface ToolLimits {
   readonly grepLineBytes: number;
   /** Milliseconds a search may run. */
   readonly searchTimeoutMs: number;
-  /** Raw search output accepted before giving up. */
-  readonly searchRawBytes: number;
+  /**
+   * Bytes of an over-cap glob or grep result's complete list kept in the spill: once the list passes them the
+   * search stops, and the footer gives the counts so far as lower bounds. Results are streamed, so what a
+   * search holds in memory does not grow with its size, whatever this is.
+   */
+  readonly spillBytes: number;
   /** Cap on the serialized meta of a search result. */
   readonly searchMetaBytes: number;
   /** Milliseconds a bash command may run when the call sets no timeout. */
@@ -51,7 +56,7 @@ export const DEFAULT_LIMITS: ToolLimits = {
   grepMaxMatches: 250,
   grepLineBytes: 2000,
   searchTimeoutMs: 30_000,
-  searchRawBytes: 20_000_000,
+  spillBytes: 128 * 1024 * 1024,
   searchMetaBytes: 64 * 1024,
   bashTimeoutMs: 120_000,
   bashMaxTimeoutMs: 600_000,
@@ -74,6 +79,8 @@ export interface ToolEnv {
   readonly overCap: "sample" | "head";
   /** Runs bash; undefined when the toolkit runs no processes. */
   readonly runner: ProcessRunner | undefined;
+  /** What the sandbox lets a confined bash do ("sandboxed: ..."), for its description; undefined when bash is not confined. */
+  readonly bashSandbox?: string | undefined;
 }
 
 /** One call's circumstances. */
@@ -86,6 +93,8 @@ export interface CallContext {
   readonly actor: unknown;
   /** The sandbox fence for this call's publications, when the toolkit confines writes. */
   readonly fence: FsFence | undefined;
+  /** What this call may read, when the sandbox limits reads (a read scope or a deny list). */
+  readonly access?: ReadAccess | undefined;
 }
 
 export interface ToolOutput {

@@ -2,9 +2,22 @@ import { z } from "zod";
 import { boundMessage, quoteInput } from "../errors/mod.ts";
 import { FsError, isFsError, throwIfAborted } from "../fs/errors.ts";
 import { isAbsolutePath, resolvePath } from "../fs/paths.ts";
-import type { FileSystem, FsFence } from "../fs/types.ts";
+import type { FileSystem } from "../fs/types.ts";
+import { readAccess } from "../policy/access.ts";
 import { ObservationLedger } from "../policy/ledger.ts";
-import { isWiderMode, type SandboxMode, sandboxFence, widerModes } from "../policy/sandbox.ts";
+import {
+  isWiderMode,
+  type ReadScope,
+  resolveSandbox,
+  rulesFence,
+  type SandboxMode,
+  type SandboxPolicy,
+  sandboxPolicy,
+  type SandboxRules,
+  widerModes,
+} from "../policy/sandbox.ts";
+import { shellView } from "../policy/shell.ts";
+import { confinedRunner, type ShellConfinement } from "../process/bubblewrap.ts";
 import { isProcessError } from "../process/errors.ts";
 import type { ProcessRunner } from "../process/types.ts";
 import { isSearchError } from "../search/errors.ts";
@@ -41,8 +54,51 @@ export interface SandboxOptions {
   readonly workspaceRoot?: string;
   /** Further writable roots, such as the system's temp directories. */
   readonly writableRoots?: readonly string[];
+  /**
+   * Where read, glob and grep may look (and what a confined bash sees): `"anywhere"` (default), or
+   * `"workspace"`: the workspace root, the writable roots and `readableRoots` only, judged on canonical paths.
+   */
+  readonly readScope?: ReadScope;
+  /** Absolute directories readable under the "workspace" read scope besides the workspace and writable roots. */
+  readonly readableRoots?: readonly string[];
+  /**
+   * Paths no tool may read or write and a confined bash cannot see, in every mode: globs such as `.env` or `*.pem`
+   * (a name at any depth), `~/.ssh` or `/abs/path`; relative ones with a `/` start at the workspace.
+   */
+  readonly deny?: readonly string[];
+  /** What `~` stands for in deny patterns. */
+  readonly home?: string;
+  /**
+   * Read-only even inside a writable root, besides `.git` (always protected): names (for that name in every
+   * writable root) or absolute paths.
+   */
+  readonly protectedPaths?: readonly string[];
+  /** Whether a confined bash may use the network; default false, except under full-access (with a deny list). */
+  readonly network?: boolean;
+  /**
+   * How bash is confined by the operating system (see detectBubblewrap). Without an available one, bash is not
+   * offered under read-only or workspace-write, nor with a deny list or the workspace read scope.
+   */
+  readonly confinement?: ShellConfinement;
   /** Asked when the model retries a denied write with a wider mode. Without it, such retries fail. */
   readonly approve?: (request: ApprovalRequest) => Promise<ApprovalOutcome>;
+}
+
+/** Whether bash can be offered under a sandbox, and how; the reason when it cannot. */
+export type BashOffer = { readonly offered: true; readonly confined: boolean } | { readonly offered: false; readonly reason: string };
+
+/**
+ * The one place that decides whether bash may be offered under `sandbox`. Without a sandbox, or under
+ * full-access with neither a deny list nor the workspace read scope, bash runs as it is. Otherwise it must run confined by the operating system,
+ * or not at all: an unconfined bash would write (and read) where the file tools are refused.
+ */
+export function bashOffer(sandbox: Pick<SandboxOptions, "mode" | "deny" | "readScope" | "confinement"> | undefined): BashOffer {
+  const hides = (sandbox?.deny ?? []).length > 0 || sandbox?.readScope === "workspace";
+  if (!sandbox || (sandbox.mode === "full-access" && !hides)) return { offered: true, confined: false };
+  if (sandbox.confinement?.available) return { offered: true, confined: true };
+  const why = sandbox.mode !== "full-access" ? `the ${sandbox.mode} sandbox` : (sandbox.deny ?? []).length > 0 ? "the deny list" : "the workspace read scope";
+  const detail = sandbox.confinement ? sandbox.confinement.reason ?? "confinement is unavailable" : "no OS confinement (bubblewrap) was configured";
+  return { offered: false, reason: `bash is not available: its commands cannot be held to ${why} here (${detail})` };
 }
 
 export interface ToolkitOptions {
@@ -62,8 +118,8 @@ export interface ToolkitOptions {
   /** How an over-cap glob page is chosen: a sample across top-level entries (default), or the oldest. */
   readonly overCap?: "sample" | "head";
   /**
-   * Runs bash on the host, outside the provider and the sandbox fence; without it bash is not registered by
-   * default. A confining sandbox and bash cannot be combined.
+   * Runs bash on the host; without it bash is not registered by default. Under a confining sandbox (or a deny
+   * list) its commands run inside `sandbox.confinement`, and without an available one bash is not offered.
    */
   readonly runner?: ProcessRunner;
 }
@@ -71,6 +127,8 @@ export interface ToolkitOptions {
 export interface Toolkit {
   /** The registered tools as a model sees them. */
   readonly definitions: readonly ToolDefinition[];
+  /** Tools the options would have offered but that were left out, and why (say it to the user once). */
+  readonly withheld: Readonly<Partial<Record<ToolName, string>>>;
   /** System-prompt guidance for the registered tools. */
   readonly guidance: string;
   /** Runs one call. Never throws: every failure is a result with `isError` and a code. */
@@ -99,16 +157,20 @@ class ToolkitImpl implements Toolkit {
   readonly #fs: FileSystem;
   readonly #workspace: string;
   readonly #sandbox: SandboxOptions | undefined;
+  readonly #policy: SandboxPolicy | undefined;
   readonly #tools = new Map<string, Registered>();
   // Per actor: the last write or edit the sandbox refused, the only call an escalation may retry.
   readonly #denied = new Map<unknown, { tool: string; key: string }>();
   readonly definitions: readonly ToolDefinition[];
+  readonly withheld: Readonly<Partial<Record<ToolName, string>>>;
   readonly guidance: string;
 
   constructor(options: ToolkitOptions) {
     this.#fs = options.fs;
     this.#workspace = options.workspace ? absolute(options.workspace, "workspace") : options.fs.cwd;
     this.#sandbox = options.sandbox;
+    const sandbox = options.sandbox;
+    this.#policy = sandbox && sandboxPolicy({ ...sandbox, workspace: sandbox.workspaceRoot ?? this.#workspace });
     const limits = { ...DEFAULT_LIMITS, ...options.limits };
     for (const [key, value] of Object.entries(limits)) {
       if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`limits.${key} must be a positive integer, got ${String(value)}`);
@@ -117,17 +179,20 @@ class ToolkitImpl implements Toolkit {
       throw new RangeError(`limits.bashTimeoutMs (${limits.bashTimeoutMs}) must not exceed limits.bashMaxTimeoutMs (${limits.bashMaxTimeoutMs})`);
     }
     const confining = this.#sandbox !== undefined && this.#sandbox.mode !== "full-access";
+    const bash = bashOffer(sandbox);
+    const withheld: Partial<Record<ToolName, string>> = {};
+    if (options.runner && !bash.offered) withheld.bash = bash.reason;
     const names: readonly ToolName[] = options.tools ?? [
       "read",
       "write",
       "edit",
       ...(options.search ? (["glob", "grep"] as const) : []),
-      ...(options.runner && !confining ? (["bash"] as const) : []),
+      ...(options.runner && bash.offered ? (["bash"] as const) : []),
     ];
-    // A sandbox that bash could write around would make the guidance about refused writes untrue.
-    if (confining && names.includes("bash")) {
-      throw new RangeError(`bash runs outside the sandbox fence, so it cannot be registered with a ${this.#sandbox!.mode} sandbox`);
-    }
+    // A bash the sandbox does not hold would make every refusal of the file tools meaningless.
+    if (!bash.offered && names.includes("bash")) throw new RangeError(bash.reason);
+    this.withheld = names.includes("bash") ? {} : withheld;
+    const runner = options.runner && bash.offered && bash.confined ? this.#confined(options.runner, sandbox!) : options.runner;
     const env: ToolEnv = {
       fs: options.fs,
       limits,
@@ -136,7 +201,8 @@ class ToolkitImpl implements Toolkit {
       search: options.search,
       spill: options.spill,
       overCap: options.overCap ?? "sample",
-      runner: options.runner,
+      runner,
+      bashSandbox: bash.offered && bash.confined ? this.#describeShell() : undefined,
     };
     const factories = { read: readTool, write: writeTool, edit: editTool, glob: globTool, grep: grepTool, bash: bashTool } as const;
     for (const name of names) {
@@ -156,22 +222,29 @@ class ToolkitImpl implements Toolkit {
     try {
       const registered = this.#tools.get(name);
       if (!registered) {
+        const why = this.withheld[name as ToolName];
+        if (why) throw new ToolError("TOOL_UNKNOWN", `${why}; available: ${[...this.#tools.keys()].join(", ")}`);
         throw new ToolError("TOOL_UNKNOWN", `Unknown tool ${quoteInput(name)}; available: ${[...this.#tools.keys()].join(", ")}`);
       }
       const parsed = registered.schema.safeParse(args);
       if (!parsed.success) throw invalidArguments(name, parsed.error);
       throwIfAborted(options?.signal);
       const { sandbox_permissions, justification, ...toolArgs } = parsed.data as Record<string, unknown>;
+      // Resolved per call, as the fence always was; a read needs them only when the sandbox limits reads.
+      const policy = this.#policy;
+      const limitsReads = policy !== undefined && (policy.readScope === "workspace" || !policy.deny.empty);
+      const rules = policy && (registered.tool.mutates || limitsReads) ? await resolveSandbox(this.#fs, policy, options?.signal) : undefined;
       const call: CallContext = {
         signal: options?.signal,
         cwd: options?.cwd === undefined ? this.#workspace : absolute(options.cwd, "cwd"),
         workspace: this.#workspace,
         actor: options?.actor ?? DEFAULT_ACTOR,
         fence: undefined,
+        access: rules && readAccess(this.#fs, rules),
       };
-      if (!registered.tool.mutates || !this.#sandbox) return await this.#run(registered.tool, toolArgs, call);
+      if (!registered.tool.mutates || !rules) return await this.#run(registered.tool, toolArgs, call);
       const escalation = sandbox_permissions === undefined ? undefined : { mode: sandbox_permissions as SandboxMode, justification: String(justification) };
-      return await this.#runFenced(registered.tool, toolArgs, call, escalation);
+      return await this.#runFenced(registered.tool, toolArgs, call, escalation, rules);
     } catch (error) {
       return failure(error);
     }
@@ -189,9 +262,12 @@ class ToolkitImpl implements Toolkit {
     args: Record<string, unknown>,
     call: CallContext,
     escalation: Escalation | undefined,
+    rules: SandboxRules,
   ): Promise<ToolResult> {
     const sandbox = this.#sandbox as SandboxOptions;
     const target = await this.#fs.resolve(String(args.path), { cwd: call.cwd, signal: call.signal });
+    // A write shows the bytes it replaces (its diff), so it may reach only what may be read.
+    call.access?.check(target, "write");
     let mode = sandbox.mode;
     if (escalation) {
       const denied = this.#denied.get(call.actor);
@@ -207,13 +283,18 @@ class ToolkitImpl implements Toolkit {
       }
       mode = await this.#approve(tool.name, target.displayPath, escalation, call);
     }
-    const fence = await this.#fence(mode, call);
+    const fence = rulesFence(this.#fs, rules, mode);
     try {
       const result = await this.#run(tool, args, { ...call, fence });
       this.#denied.delete(call.actor);
       return result;
     } catch (error) {
       if (!isFsError(error, "FS_SANDBOX_DENIED")) {
+        this.#denied.delete(call.actor);
+        throw error;
+      }
+      // The deny list holds in every mode: no wider mode would let this call through.
+      if (error.details.rule === "deny") {
         this.#denied.delete(call.actor);
         throw error;
       }
@@ -242,22 +323,56 @@ class ToolkitImpl implements Toolkit {
     throw new ToolError("TOOL_ESCALATION_REJECTED", `The user declined ${escalation.mode} access for this call; nothing was changed. Do not retry it`);
   }
 
-  async #fence(mode: SandboxMode, call: CallContext): Promise<FsFence> {
-    const sandbox = this.#sandbox as SandboxOptions;
-    const paths = [sandbox.workspaceRoot ?? this.#workspace, ...(sandbox.writableRoots ?? [])];
-    const roots = await Promise.all(paths.map((p) => this.#fs.resolve(p, { signal: call.signal })));
-    return sandboxFence(this.#fs, mode, roots);
+  // bash under the sandbox: each command runs inside bubblewrap, in the view the current rules give (resolved
+  // again for every command, as the fence is for every write).
+  #confined(runner: ProcessRunner, sandbox: SandboxOptions): ProcessRunner {
+    const policy = this.#policy as SandboxPolicy;
+    const program = (sandbox.confinement as ShellConfinement).program;
+    return confinedRunner(runner, program, async (spec) => {
+      const rules = await resolveSandbox(this.#fs, policy, spec.signal);
+      if (spec.cwd !== undefined) readAccess(this.#fs, rules)?.check(await this.#fs.resolve(spec.cwd, spec.signal ? { signal: spec.signal } : undefined), "run commands in");
+      return shellView(this.#fs, rules, policy.mode, spec.signal ? { signal: spec.signal } : undefined);
+    });
+  }
+
+  // What a confined bash may do, in the fewest words that are exactly true.
+  #describeShell(): string {
+    const policy = this.#policy as SandboxPolicy;
+    const list = (paths: readonly string[]) => paths.join(", ");
+    const parts: string[] = [];
+    if (policy.mode === "read-only") parts.push("no file can be written");
+    else if (policy.mode === "workspace-write") {
+      const guarded = [...new Set([".git", ...policy.protectedPaths])];
+      parts.push(`files can be written only in ${list([policy.workspace, ...policy.writableRoots])} (not in ${list(guarded)})`);
+    }
+    if (policy.readScope === "workspace") {
+      const roots = [policy.workspace, ...policy.writableRoots, ...policy.readableRoots];
+      const tmp = roots.includes("/tmp") ? "" : " and a private /tmp";
+      parts.push(`only ${list(roots)}, the system directories${tmp} are visible`);
+    }
+    if (!policy.deny.empty) parts.push(`paths matching ${list(policy.deny.patterns.map((p) => JSON.stringify(p)))} are hidden`);
+    parts.push(policy.network ? "the network is reachable" : "there is no network");
+    return `sandboxed: ${parts.join("; ")}.`;
   }
 
   #guidance(confining: boolean): string {
     const parts = [...this.#tools.values()].map((r) => r.tool.guidance);
+    const policy = this.#policy;
     if (confining && [...this.#tools.values()].some((r) => r.tool.mutates)) {
       const mode = this.#sandbox!.mode;
       parts.push(
         mode === "read-only"
           ? "Writes are refused in this session (read-only sandbox)."
-          : "Writes outside the workspace and temp directories are refused (workspace-write sandbox).",
+          : "Writes outside the workspace and temp directories are refused (workspace-write sandbox), and so are writes to .git" +
+              `${policy && policy.protectedPaths.length > 0 ? ` and ${policy.protectedPaths.join(", ")}` : ""}.`,
       );
+    }
+    const readers = [...this.#tools.keys()].filter((name) => ["read", "glob", "grep"].includes(name));
+    if (policy && readers.length > 0 && policy.readScope === "workspace") {
+      parts.push(`${readers.join(", ")} see only the workspace, the writable roots${policy.readableRoots.length > 0 ? ` and ${policy.readableRoots.join(", ")}` : ""}.`);
+    }
+    if (policy && !policy.deny.empty) {
+      parts.push(`Paths matching ${policy.deny.patterns.map((p) => JSON.stringify(p)).join(", ")} are refused to every tool.`);
     }
     return parts.join("\n");
   }

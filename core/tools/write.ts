@@ -87,12 +87,24 @@ async function runWrite(env: ToolEnv, args: WriteArgs, call: CallContext): Promi
   const summary =
     diff.text === "" && diff.skipped === undefined
       ? `Rewrote ${shown} with identical content.${note}`
-      : `Updated ${shown}: ${diff.skipped ? `diff skipped (${diff.skipped})` : `+${diff.added} -${diff.removed} lines`}.${note}`;
+      : `Updated ${shown}: ${diff.skipped ? `diff skipped (${diff.skipped})` : `+${diff.added} -${diff.removed} lines${diff.coarse ? COARSE : ""}`}.${note}`;
   return {
     content: diff.text === "" ? summary : `${summary}\n\n${diff.text}`,
-    meta: { path: shown, operation: "update", bytes: bytes.length, lines, added: diff.added, removed: diff.removed },
+    meta: {
+      path: shown,
+      operation: "update",
+      bytes: bytes.length,
+      lines,
+      added: diff.added,
+      removed: diff.removed,
+      ...(diff.text ? { diff: diff.text } : {}),
+      ...(diff.coarse ? { coarse: true } : {}),
+    },
   };
 }
+
+/** Said when the diff is one replaced block rather than a line-by-line match (see DiffSummary.coarse). */
+export const COARSE = ", shown as one block (too different to match line by line)";
 
 // The current file, when there is one: its version (the guard), and, when small enough to load, its text
 // for the diff plus the conventions the new content should keep.

@@ -2,8 +2,8 @@
 // have printed. The engine's work is synchronous between its awaits, and a provider's promises settle as
 // microtasks, so without help a timer (a timeout, an abort scheduled by the host) could not run until the
 // whole search was over. The engine therefore reports its work here (`pace`) and pauses on a macrotask
-// every few milliseconds of it (docs/notes/0011-bounded-search.md).
-import type { SearchScope } from "../backend.ts";
+// every few milliseconds of it (docs/notes/0013-bounded-search.md).
+import type { ResultSink, SearchScope } from "../backend.ts";
 import { SearchError } from "../errors.ts";
 import { SEARCH_MAX_OUTPUT_BYTES } from "../limits.ts";
 import { globSteps } from "./glob.ts";
@@ -15,24 +15,42 @@ const PAUSE_MS = 25;
 /** ... or once this much work has, whatever the clock says, so a pause is certain in a long search. */
 const PAUSE_UNITS = 1 << 23;
 
+/** Thrown through the walk when the sink said "stop"; the backend turns it into a stopped outcome. */
+export class SinkStopped extends Error {}
+
+/** Hands an item to the sink, ending the search when the sink has all it wants. */
+export function deliver<T>(sink: ResultSink<T>, item: T): void {
+  if (sink.push(item) === "stop") throw new SinkStopped("the consumer stopped the search");
+}
+
+/** Waits while the sink is behind. */
+export async function keepPace<T>(sink: ResultSink<T>): Promise<void> {
+  const wait = sink.ready?.();
+  if (wait) await wait;
+}
+
 export class Budget {
   readonly signal: AbortSignal | undefined;
   readonly #deadline: number;
   readonly #timeoutMs: number | undefined;
   readonly #maxOutputBytes: number;
+  // One match message (a line and its submatches) is built whole before it is delivered, so even a streamed
+  // search, which has no output cap, bounds it.
+  readonly #maxMessageBytes: number;
   #outputBytes = 0;
+  #messageBytes = 0;
   #unchecked = 0;
   #sincePause = 0;
   #pausedAt = performance.now();
   #globSteps = globSteps();
 
-  constructor(scope: SearchScope) {
+  /** `whole`: the caller holds the entire result, so the default output cap applies (as for ripgrep). */
+  constructor(scope: SearchScope, whole: boolean) {
     this.signal = scope.signal;
     this.#timeoutMs = scope.timeoutMs;
     this.#deadline = scope.timeoutMs === undefined ? Number.POSITIVE_INFINITY : Date.now() + scope.timeoutMs;
-    // The ripgrep backend's default too: the same request overflows on both, and the engine's memory (which
-    // holds its results) stays bounded when a caller sets no cap.
-    this.#maxOutputBytes = scope.maxOutputBytes ?? SEARCH_MAX_OUTPUT_BYTES;
+    this.#maxOutputBytes = scope.maxOutputBytes ?? (whole ? SEARCH_MAX_OUTPUT_BYTES : Number.POSITIVE_INFINITY);
+    this.#maxMessageBytes = Math.min(this.#maxOutputBytes, SEARCH_MAX_OUTPUT_BYTES);
   }
 
   /** Throws SEARCH_ABORTED once the signal fired or the deadline passed. */
@@ -75,14 +93,27 @@ export class Budget {
     this.check();
   }
 
-  /** Output bytes that may still be spent before the cap is passed. */
+  /** Output bytes that may still be spent before a cap is passed (for the current message too). */
   get remainingOutput(): number {
-    return this.#maxOutputBytes - this.#outputBytes;
+    return Math.min(this.#maxOutputBytes - this.#outputBytes, this.#maxMessageBytes - this.#messageBytes);
+  }
+
+  /** Starts counting a new match message against the per-message cap. */
+  beginMessage(): void {
+    this.#messageBytes = 0;
   }
 
   /** Counts output bytes; throws SEARCH_RAW_OUTPUT_OVERFLOW past the cap. */
   spend(bytes: number): void {
     this.#outputBytes += bytes;
+    this.#messageBytes += bytes;
+    if (this.#messageBytes > this.#maxMessageBytes && this.#outputBytes <= this.#maxOutputBytes) {
+      throw new SearchError(
+        "SEARCH_RAW_OUTPUT_OVERFLOW",
+        `One matching line would take more than ${this.#maxMessageBytes} bytes of raw output (an extremely long line, or one with very many matches); narrow the path, the glob or the pattern.`,
+        { details: { maxMessageBytes: this.#maxMessageBytes } },
+      );
+    }
     if (this.#outputBytes > this.#maxOutputBytes) {
       throw new SearchError(
         "SEARCH_RAW_OUTPUT_OVERFLOW",

@@ -1,30 +1,50 @@
 // `rg --files`: the walk, then ripgrep's ordering (rules W5/W6).
 import { compareUtf8, type FileSystem } from "../../fs/mod.ts";
-import type { FilesRequest, FilesResult } from "../backend.ts";
-import type { Budget } from "./budget.ts";
+import type { FilesRequest, ResultSink } from "../backend.ts";
+import { type Budget, deliver, keepPace } from "./budget.ts";
 import { utf8Length } from "./text.ts";
-import { walk, type WalkedFile } from "./walk.ts";
+import { walk } from "./walk.ts";
 
-export async function listFiles(fs: FileSystem, request: FilesRequest, budget: Budget): Promise<FilesResult> {
-  const found: WalkedFile[] = [];
-  const problems: string[] = [];
+// Sorted paths go to the sink in batches of this many between backpressure checks.
+const BATCH = 1024;
+
+/** Hands the listing to `sink`: during the walk when unsorted or in walk order, after it when sorted. */
+export async function listFiles(fs: FileSystem, request: FilesRequest, budget: Budget, problems: string[], sink: ResultSink<string>): Promise<void> {
+  const sort = request.sort;
+  // ripgrep's path sort is the walk's own order; only the reverse needs the whole list.
+  if (sort === undefined || (sort.by === "path" && !sort.reverse)) {
+    let n = 0;
+    await walk(fs, request, budget, problems, async (file) => {
+      budget.spend(utf8Length(file.path) + 1);
+      deliver(sink, file.path);
+      if (++n % BATCH === 0) await keepPace(sink);
+    });
+    return;
+  }
+  // Like ripgrep, a sorted listing is known only once the walk is over.
+  const found: { path: string; mtimeMs: number }[] = [];
   await walk(fs, request, budget, problems, (file) => {
     budget.spend(utf8Length(file.path) + 1);
-    found.push(file);
+    found.push({ path: file.path, mtimeMs: file.mtimeMs });
   });
-  const sort = request.sort;
-  if (sort?.by === "modified") {
+  if (sort.by === "modified") {
     // Stable, so ties keep the walk order (names in byte order), in both directions.
     const sign = sort.reverse ? -1 : 1;
     found.sort((a, b) => sign * (a.mtimeMs - b.mtimeMs));
-  } else if (sort?.by === "path" && sort.reverse) {
+  } else {
     found.sort((a, b) => comparePaths(b.path, a.path));
   }
-  return { paths: found.map((f) => f.path), problems };
+  for (let i = 0; i < found.length; i++) {
+    deliver(sink, (found[i] as { path: string }).path);
+    if ((i + 1) % BATCH === 0) await keepPace(sink);
+  }
 }
 
-// Rust's Path ordering: component by component, a leading `/` or `.` before any name, names by bytes.
-function comparePaths(a: string, b: string): number {
+/**
+ * Rust's Path ordering, which is ripgrep's `--sort path` and the walk's own order: component by component, a
+ * leading `/` or `.` before any name, names by bytes.
+ */
+export function comparePaths(a: string, b: string): number {
   const x = components(a);
   const y = components(b);
   const n = Math.min(x.length, y.length);

@@ -2,30 +2,38 @@
 // events it prints (rules R-D1, R-B1, R-L1, R-M1..R-M4, R-J1).
 import type { FileSystem } from "../../fs/mod.ts";
 import { detectBom, encodeUtf8 } from "../../text/mod.ts";
-import type { GrepFile, GrepLine, GrepRequest, GrepResult, GrepSubmatch, SearchData } from "../backend.ts";
-import type { Budget } from "./budget.ts";
+import type { GrepEvent, GrepFile, GrepLine, GrepRequest, GrepSubmatch, ResultSink, SearchData } from "../backend.ts";
+import { type Budget, deliver, keepPace } from "./budget.ts";
 import { compileOverrides } from "./overrides.ts";
 import { compileRegex, type LineInfo, type LineRegex } from "./regex/mod.ts";
 import { errorMessage, isUtf8, strictUtf8 } from "./text.ts";
 import { walk, type WalkedFile } from "./walk.ts";
 
-export async function searchTree(fs: FileSystem, request: GrepRequest, budget: Budget): Promise<GrepResult> {
+/** Hands each file's matching lines, then its end, to `sink`, file by file in walk order. */
+export async function searchTree(
+  fs: FileSystem,
+  request: GrepRequest,
+  budget: Budget,
+  problems: string[],
+  sink: ResultSink<GrepEvent>,
+): Promise<{ nothingSearched?: true }> {
   // ripgrep reports a malformed glob before a malformed pattern.
   const overrides = compileOverrides(request.globs);
   const regex = compileRegex(request.pattern);
-  const files: GrepFile[] = [];
-  const problems: string[] = [];
   const mapped = await namedFilesMapped(fs, request, budget.signal);
   let searched = 0;
   const search = async (file: WalkedFile) => {
     searched++;
     const found = await searchFile(fs, file, regex, budget, problems, mapped);
-    if (found) files.push(found);
+    if (!found) return;
+    for (const line of found.lines) deliver(sink, { type: "line", path: found.path, line });
+    deliver(sink, found.binaryOffset === undefined ? { type: "end", path: found.path } : { type: "end", path: found.path, binaryOffset: found.binaryOffset });
+    await keepPace(sink);
   };
   await walk(fs, request, budget, problems, search, overrides);
   // ripgrep says so (and exits 2) only when it chose the paths itself.
   const implicit = (request.paths?.length ?? 0) === 0;
-  return implicit && searched === 0 ? { files, problems, nothingSearched: true } : { files, problems };
+  return implicit && searched === 0 ? { nothingSearched: true } : {};
 }
 
 /** ripgrep's line buffer starts at this size; a NUL inside the first fill makes a file print nothing. */
@@ -211,6 +219,7 @@ async function matchLines(
     let matched = direct ? first !== undefined : regex.test(line, info);
     let text: string | undefined;
     const whole = data.subarray(start, terminated ? stop + 1 : stop);
+    budget.beginMessage();
     if (matched || regex.matchesBytes) {
       // A matching line too long for what is left of the output budget fails the search below; it is only
       // checked for validity, not decoded (a 50 MB line would otherwise become a 50 MB string first).
@@ -309,6 +318,7 @@ function plainMatch(
 ): GrepLine {
   const end = stop + (terminated ? 1 : 0);
   const whole = data.subarray(start, end);
+  budget.beginMessage();
   const valid = whole.length > budget.remainingOutput ? isUtf8(whole) : undefined;
   budget.spend(MESSAGE_BYTES + path.length + dataBytes(whole.length, valid ?? true));
   const text = strictUtf8(whole);

@@ -1,0 +1,42 @@
+/**
+ * The toolkit as an AI SDK (`ai` 7) ToolSet, for `generateText`, `streamText` and `ToolLoopAgent`. Each tool
+ * keeps the toolkit's description and JSON Schema; the toolkit judges the arguments; the abort signal reaches
+ * the running call; the model reads the text, and the tool result keeps `meta` (paths, matches, diff) and the
+ * error code for UIs. `ai` is an optional peer dependency, loaded only by this entry point.
+ *
+ * @module
+ */
+import { jsonSchema, type JSONSchema7, tool, type ToolSet } from "ai";
+import { TOOL_TRAITS, type Toolkit, type ToolName, type ToolResult } from "../../core/mod.ts";
+
+export interface AiToolSetOptions {
+  /**
+   * Whose reads authorize whose writes (see ToolCallOptions.actor). Default: a new actor for this tool set, so
+   * two agents given two tool sets never authorize each other's writes.
+   */
+  readonly actor?: unknown;
+  /** Absolute directory relative paths start from; default: the toolkit's workspace. */
+  readonly cwd?: string;
+}
+
+/** What a toolfs tool returns to the AI SDK: the toolkit's result as it is. */
+export type AiToolOutput = ToolResult;
+
+/** The toolkit's registered tools as an AI SDK ToolSet, keyed by tool name. */
+export function createAiToolSet(toolkit: Toolkit, options?: AiToolSetOptions): ToolSet {
+  const actor = options?.actor ?? Symbol("toolfs AI SDK tool set");
+  const tools: ToolSet = {};
+  for (const definition of toolkit.definitions) {
+    const traits = TOOL_TRAITS[definition.name as ToolName];
+    tools[definition.name] = tool({
+      description: definition.description,
+      // No validator: the toolkit validates and answers bad arguments with a coded result the model can fix.
+      inputSchema: jsonSchema<unknown>(definition.inputSchema as JSONSchema7),
+      execute: (input, { abortSignal }) =>
+        toolkit.call(definition.name, input, { actor, ...(abortSignal ? { signal: abortSignal } : {}), ...(options?.cwd ? { cwd: options.cwd } : {}) }),
+      toModelOutput: ({ output }: { output: AiToolOutput }) => (output.isError ? { type: "error-text", value: output.content } : { type: "text", value: output.content }),
+      metadata: { source: "toolfs", title: traits.title, readOnly: traits.readOnly },
+    });
+  }
+  return tools;
+}

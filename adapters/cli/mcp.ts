@@ -1,0 +1,135 @@
+// `toolfs mcp`: the MCP server on stdio, or on Streamable HTTP with --http. The MCP SDK is an optional peer
+// dependency, so it is loaded only here, when the command runs.
+import { SANDBOX_MODES, type SandboxMode } from "../../core/mod.ts";
+import type { McpHttpHandler, McpRuntime, ToolfsMcpSession } from "../mcp/mod.ts";
+import type { CliHost } from "./cli.ts";
+
+/** What `toolfs mcp` takes from its runtime. */
+export interface McpHost {
+  /** The runtime for a backend; its workspaces are shared by every session with the same roots. */
+  runtime(backend: "node" | "memory"): McpRuntime;
+  /** Serves one session on stdin/stdout; resolves when the client goes away or the process is stopped. */
+  stdio(session: ToolfsMcpSession): Promise<void>;
+  /** Serves the handler on host:port; calls `listening` with the bound URL; resolves when the process is stopped. */
+  http(handler: McpHttpHandler, host: string, port: number, listening: (url: string) => void): Promise<void>;
+  env(name: string): string | undefined;
+}
+
+/** The environment variable that holds the bearer token HTTP clients must send. */
+export const TOKEN_VARIABLE = "TOOLFS_MCP_TOKEN";
+
+/** The lines `toolfs --help` shows for mcp: the command, and its options. */
+export const MCP_USAGE = {
+  command: `  toolfs mcp [--root DIR]... [--sandbox MODE] [--backend node|memory] [--http HOST:PORT]
+                              serve the tools over the Model Context Protocol (stdio unless --http)`,
+  options: `mcp options:
+  --root DIR            a workspace root (repeatable; the first is where relative paths start); without
+                        one, the client's roots are used
+  --sandbox MODE        read-only | workspace-write (default: writes inside the roots and temp directories)
+                        | full-access (also offers bash on the node backend)
+  --http HOST:PORT      Streamable HTTP at http://HOST:PORT/mcp (HOST defaults to 127.0.0.1); a non-loopback
+                        HOST requires ${TOKEN_VARIABLE}, the bearer token every request must carry`,
+};
+
+const LOOPBACK = ["127.0.0.1", "localhost", "[::1]", "::1"];
+
+class UsageError extends Error {}
+
+interface McpArgs {
+  readonly roots: string[];
+  readonly sandbox: SandboxMode;
+  readonly backend: "node" | "memory";
+  readonly http: { host: string; port: number } | undefined;
+}
+
+/** Runs `toolfs mcp`; resolves to the exit status. */
+export async function runMcp(argv: readonly string[], host: CliHost, usage: (message: string) => number): Promise<number> {
+  let args: McpArgs;
+  try {
+    args = parse(argv);
+  } catch (error) {
+    if (error instanceof UsageError) return usage(error.message);
+    throw error;
+  }
+  if (!host.mcp) {
+    host.err("toolfs: mcp cannot run on this runtime\n");
+    return 2;
+  }
+  const mcpHost = host.mcp();
+  const roots: string[] = [];
+  for (const root of args.roots) {
+    const real = await host.realDirectory(root);
+    if (typeof real !== "string") {
+      host.err(`toolfs: --root ${root}: ${real.error}\n`);
+      return 2;
+    }
+    if (!roots.includes(real)) roots.push(real);
+  }
+  const token = args.http ? undefinedIfBlank(mcpHost.env(TOKEN_VARIABLE)) : undefined;
+  if (args.http && !LOOPBACK.includes(args.http.host) && token === undefined) {
+    host.err(`toolfs: --http on ${args.http.host} is reachable from other machines; set ${TOKEN_VARIABLE} to a secret first\n`);
+    return 2;
+  }
+  let mcp: typeof import("../mcp/mod.ts");
+  try {
+    mcp = await import("../mcp/mod.ts");
+  } catch (error) {
+    host.err(`toolfs: mcp needs the optional dependency @modelcontextprotocol/server: npm i @modelcontextprotocol/server (${(error as Error).message})\n`);
+    return 2;
+  }
+  const runtime = mcpHost.runtime(args.backend);
+  const log = (line: string) => host.err(`${line}\n`);
+  const session = () =>
+    mcp.createToolfsMcpSession({ runtime, sandbox: args.sandbox, log, ...(roots.length > 0 ? { roots } : {}) });
+  if (!args.http) {
+    await mcpHost.stdio(await session());
+    return 0;
+  }
+  const { host: name, port } = args.http;
+  const hostname = name === "::1" ? "[::1]" : name;
+  const allowed = LOOPBACK.includes(name) ? ["localhost", "127.0.0.1", "[::1]"] : [hostname];
+  const handler = mcp.createMcpHttpHandler({ session, allowedHosts: allowed, allowedOrigins: allowed, token, log });
+  await mcpHost.http(handler, name, port, (url) => log(`toolfs mcp: listening on ${url}`));
+  await handler.close();
+  return 0;
+}
+
+function undefinedIfBlank(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === "" ? undefined : value;
+}
+
+function parse(argv: readonly string[]): McpArgs {
+  const roots: string[] = [];
+  let sandbox: SandboxMode = "workspace-write";
+  let backend: "node" | "memory" = "node";
+  let http: McpArgs["http"];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const value = (): string => {
+      const next = argv[++i];
+      if (next === undefined) throw new UsageError(`${arg} needs a value`);
+      return next;
+    };
+    if (arg === "--root") roots.push(value());
+    else if (arg === "--sandbox") {
+      const chosen = value();
+      if (!(SANDBOX_MODES as readonly string[]).includes(chosen)) throw new UsageError(`--sandbox must be one of ${SANDBOX_MODES.join(", ")}`);
+      sandbox = chosen as SandboxMode;
+    } else if (arg === "--backend") {
+      const chosen = value();
+      if (chosen !== "node" && chosen !== "memory") throw new UsageError(`--backend must be node or memory, got "${chosen}"`);
+      backend = chosen;
+    } else if (arg === "--http") http = address(value());
+    else throw new UsageError(`mcp does not take ${arg}`);
+  }
+  return { roots, sandbox, backend, http };
+}
+
+function address(text: string): { host: string; port: number } {
+  const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(text) ?? /^()()(\d+)$/.exec(text);
+  const port = Number(match?.[3]);
+  if (!match || !Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new UsageError(`--http takes HOST:PORT or PORT (such as 127.0.0.1:8765), got "${text}"`);
+  }
+  return { host: match[1] ?? (match[2] || "127.0.0.1"), port };
+}

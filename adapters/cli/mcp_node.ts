@@ -1,0 +1,124 @@
+// `toolfs mcp` on Node: the runtime's workspaces, stdio, and the web-standard handler bound to node:http.
+import { once } from "node:events";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import process from "node:process";
+import { Readable } from "node:stream";
+import { createEngineBackend, createFsSpillStore, type ProcessRunner } from "../../core/mod.ts";
+import type { McpHttpHandler, McpRuntime, McpWorkspace } from "../mcp/mod.ts";
+import { createNodeProvider, createNodeSearchBackend } from "../node/mod.ts";
+import type { McpHost } from "./mcp.ts";
+
+export interface NodeMcpHostOptions {
+  readonly runner: ProcessRunner;
+  readonly tempRoots: readonly string[];
+  readonly spillDirectory: string;
+  realDirectory(path: string): Promise<string | { error: string }>;
+}
+
+/** The Node side of `toolfs mcp`. */
+export function nodeMcpHost(options: NodeMcpHostOptions): McpHost {
+  return {
+    runtime: (backend) => runtime(backend, options),
+    async stdio(session) {
+      const { StdioServerTransport } = await import("@modelcontextprotocol/server/stdio");
+      const closed = new Promise<void>((resolve) => (session.server.onclose = resolve));
+      // A signal closes the session first, which aborts running calls, so no command's process tree outlives it.
+      for (const name of ["SIGINT", "SIGTERM"] as const) process.once(name, () => void session.server.close());
+      await session.server.connect(new StdioServerTransport(process.stdin, process.stdout));
+      await closed;
+    },
+    http: serveHttp,
+    env: (name) => process.env[name],
+  };
+}
+
+function runtime(backend: "node" | "memory", options: NodeMcpHostOptions): McpRuntime {
+  const workspaces = new Map<string, Promise<McpWorkspace>>();
+  // One memory volume for the process, so every session sees the others' writes, as on a disk. memfs is an
+  // optional peer dependency: loaded only for --backend memory.
+  const memory = backend === "memory" ? Promise.all([import("../memory/mod.ts"), import("../memory/load.ts")]) : undefined;
+  const volume = memory?.then(([{ createMemoryVolume }]) => createMemoryVolume());
+  const loaded = new Set<string>();
+  const open = async (roots: readonly string[]): Promise<McpWorkspace> => {
+    const cwd = roots[0] ?? "/";
+    if (memory && volume) {
+      const [[{ createMemoryProvider }, { loadDirectory }], shared] = await Promise.all([memory, volume]);
+      for (const root of roots.filter((r) => !loaded.has(r))) {
+        loaded.add(root);
+        await loadDirectory(root, shared);
+      }
+      const fs = createMemoryProvider({ volume: shared, cwd });
+      return { fs, search: createEngineBackend(fs), spill: createFsSpillStore(fs, options.spillDirectory) };
+    }
+    const fs = createNodeProvider({ cwd });
+    return {
+      fs,
+      search: createNodeSearchBackend({ engine: "fallback", runner: options.runner }),
+      spill: createFsSpillStore(fs, options.spillDirectory),
+      runner: options.runner,
+    };
+  };
+  return {
+    tempRoots: options.tempRoots,
+    workspace(roots) {
+      const key = roots.join("\0");
+      let workspace = workspaces.get(key);
+      if (!workspace) workspaces.set(key, (workspace = open(roots)));
+      return workspace;
+    },
+    async realDirectory(path) {
+      const real = await options.realDirectory(path);
+      return typeof real === "string" ? real : undefined;
+    },
+  };
+}
+
+async function serveHttp(handler: McpHttpHandler, host: string, port: number, listening: (url: string) => void): Promise<void> {
+  const server = createServer((req, res) => void bridge(handler, req, res));
+  server.listen(port, host);
+  await once(server, "listening");
+  const address = server.address();
+  const bound = typeof address === "object" && address !== null ? address.port : port;
+  listening(`http://${host.includes(":") ? `[${host}]` : host}:${bound}/mcp`);
+  await new Promise<void>((resolve) => {
+    for (const name of ["SIGINT", "SIGTERM"] as const) process.once(name, () => resolve());
+  });
+  server.closeAllConnections();
+  server.close();
+}
+
+// node:http to the web-standard handler and back, streaming both bodies; a client that goes away cancels
+// the response stream (and with it the SSE stream of a running call).
+async function bridge(handler: McpHttpHandler, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const controller = new AbortController();
+  res.on("close", () => controller.abort());
+  try {
+    const headers = new Headers();
+    for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+    const method = req.method ?? "GET";
+    const hasBody = method !== "GET" && method !== "HEAD";
+    const request = new Request(new URL(req.url ?? "/", "http://toolfs.invalid"), {
+      method,
+      headers,
+      signal: controller.signal,
+      ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: "half" } : {}),
+    } as RequestInit);
+    const response = await handler.fetch(request);
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    if (!response.body) {
+      res.end();
+      return;
+    }
+    const reader = response.body.getReader();
+    controller.signal.addEventListener("abort", () => void reader.cancel().catch(() => {}), { once: true });
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value)) await once(res, "drain");
+    }
+    res.end();
+  } catch {
+    if (!res.headersSent) res.writeHead(500, { "Content-Type": "application/json" });
+    res.end();
+  }
+}

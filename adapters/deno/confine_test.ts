@@ -1,0 +1,37 @@
+// bash confined by bubblewrap on the Deno runner: the shared cases, with a host listener from Deno.listen.
+import { registerConfineCases } from "../../test/confine-cases.ts";
+import { createDenoProcessRunner, createDenoProvider, createDenoSearchBackend } from "./mod.ts";
+
+const runner = createDenoProcessRunner();
+
+await registerConfineCases(
+  (name, fn) => Deno.test(name, fn),
+  (name, reason) => Deno.test({ name: `${name} (${reason})`, ignore: true, fn() {} }),
+  {
+    runner,
+    provider: (cwd) => createDenoProvider({ cwd }),
+    search: createDenoSearchBackend({ runner }),
+    hostPid: Deno.pid,
+    // No listenUnix: Deno asks for net permission on a Unix socket's path, which a temp path cannot be given
+    // ahead of time; the filter that refuses such sockets is the same argv on both runtimes.
+    listen() {
+      const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+      let accepted = 0;
+      const serving = (async () => {
+        for await (const connection of listener) {
+          accepted++;
+          connection.close();
+        }
+      })();
+      return Promise.resolve({
+        port: listener.addr.port,
+        accepted: () => accepted,
+        async close() {
+          listener.close();
+          await serving.catch(() => undefined);
+        },
+      });
+    },
+  },
+  "deno",
+);

@@ -1,0 +1,148 @@
+// `toolfs mcp --http`: Streamable HTTP with sessions on loopback, as the built bin serves it. Many sessions at
+// once, each its own actor; DNS-rebinding protection; the bearer token; malformed and unknown-session requests.
+import { type ChildProcess, spawn } from "node:child_process";
+import { promises as fsp, readFileSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { request } from "node:http";
+import { createInterface } from "node:readline";
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { root } from "../../test/acp-driver.ts";
+
+const cli = join(root, "dist/cli.js");
+let ws: string;
+let server: ChildProcess | undefined;
+
+beforeEach(async () => {
+  ws = realpathSync(await fsp.mkdtemp(join(tmpdir(), "toolfs-mcp-http-")));
+  await fsp.writeFile(join(ws, "counter.txt"), "count: 0\n");
+  await fsp.writeFile(join(ws, "shared.txt"), "shared\n");
+});
+afterEach(async () => {
+  if (server && server.exitCode === null) {
+    const closed = new Promise((resolve) => server!.once("close", resolve));
+    server.kill("SIGTERM");
+    await closed;
+  }
+  server = undefined;
+  await fsp.rm(ws, { recursive: true, force: true });
+});
+
+/** Starts the server on a free loopback port; resolves to its URL once it says it is listening. */
+async function start(env: Record<string, string> = {}, ...extra: string[]): Promise<URL> {
+  server = spawn(process.execPath, [cli, "mcp", "--root", ws, "--http", "127.0.0.1:0", ...extra], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, ...env },
+  });
+  const lines = createInterface({ input: server.stderr! });
+  for await (const line of lines) {
+    const url = /listening on (\S+)/.exec(line)?.[1];
+    if (url) return new URL(url);
+  }
+  throw new Error("the server ended before it listened");
+}
+
+async function client(url: URL, headers: Record<string, string> = {}): Promise<Client> {
+  const c = new Client({ name: "http-test", version: "1.0.0" });
+  await c.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+  return c;
+}
+
+function code(result: { structuredContent?: unknown }): string | undefined {
+  return (result.structuredContent as { error?: { code: string } } | undefined)?.error?.code;
+}
+
+describe("Streamable HTTP", () => {
+  test("20 concurrent sessions increment one counter through read and edit: no update is lost", async () => {
+    const url = await start();
+    const clients = await Promise.all(Array.from({ length: 20 }, () => client(url)));
+    try {
+      await Promise.all(
+        clients.map(async (c) => {
+          for (;;) {
+            const read = await c.callTool({ name: "read", arguments: { path: "counter.txt" } });
+            const n = Number(/count: (\d+)/.exec(String((read.content as { text: string }[])[0]!.text))![1]);
+            const edit = await c.callTool({ name: "edit", arguments: { path: "counter.txt", old_string: `count: ${n}`, new_string: `count: ${n + 1}` } });
+            if (!edit.isError) return;
+            // Another session changed it between this session's read and edit: the guard refused the edit.
+            expect(["FS_STALE_VERSION", "FS_EDIT_NOT_FOUND"]).toContain(code(edit));
+          }
+        }),
+      );
+      expect(readFileSync(join(ws, "counter.txt"), "utf8")).toBe("count: 20\n");
+    } finally {
+      await Promise.all(clients.map((c) => c.close()));
+    }
+  }, 120_000);
+
+  test("one session's read does not authorize another session's write", async () => {
+    const url = await start();
+    const [a, b] = await Promise.all([client(url), client(url)]);
+    try {
+      await a.callTool({ name: "read", arguments: { path: "shared.txt" } });
+      expect(code(await b.callTool({ name: "write", arguments: { path: "shared.txt", content: "b" } }))).toBe("FS_NOT_OBSERVED");
+      expect(code(await b.callTool({ name: "edit", arguments: { path: "shared.txt", old_string: "shared", new_string: "b" } }))).toBe("FS_NOT_OBSERVED");
+      expect((await a.callTool({ name: "write", arguments: { path: "shared.txt", content: "a\n" } })).isError).toBeFalsy();
+      expect(readFileSync(join(ws, "shared.txt"), "utf8")).toBe("a\n");
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  test("a foreign Host or Origin is refused before anything else (DNS rebinding)", async () => {
+    const url = await start();
+    const initialize = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } } });
+    // node:http, since fetch will not send a Host header of the caller's choosing (a browser's rebinding would).
+    const post = (headers: Record<string, string>) =>
+      new Promise<{ status: number; session: string | undefined }>((resolve, reject) => {
+        const req = request(url, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...headers } }, (res) => {
+          res.resume();
+          resolve({ status: res.statusCode ?? 0, session: res.headers["mcp-session-id"] as string | undefined });
+        });
+        req.on("error", reject);
+        req.end(initialize);
+      });
+    expect((await post({ Host: "evil.example" })).status).toBe(403);
+    expect((await post({ Host: `evil.example:${url.port}` })).status).toBe(403);
+    expect((await post({ Origin: "http://evil.example" })).status).toBe(403);
+    const ok = await post({ Origin: `http://localhost:${url.port}` });
+    expect(ok.status).toBe(200);
+    expect(ok.session).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  test("malformed bodies and unknown sessions get JSON-RPC errors; the server keeps serving", async () => {
+    const url = await start();
+    const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
+    const garbage = await fetch(url, { method: "POST", headers, body: "{nope" });
+    expect(garbage.status).toBe(400);
+    expect(await garbage.json()).toMatchObject({ error: { code: -32700 } });
+    const unknown = await fetch(url, { method: "POST", headers: { ...headers, "Mcp-Session-Id": "no-such-session" }, body: "{}" });
+    expect(unknown.status).toBe(404);
+    const noSession = await fetch(url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }) });
+    expect(noSession.status).toBe(400);
+    const wrongPath = await fetch(new URL("/other", url), { method: "POST", headers, body: "{}" });
+    expect(wrongPath.status).toBe(404);
+    const c = await client(url);
+    expect((await c.listTools()).tools).toHaveLength(5);
+    await c.close();
+  });
+
+  test("with TOOLFS_MCP_TOKEN set, requests without the bearer token get 401", async () => {
+    const url = await start({ TOOLFS_MCP_TOKEN: "s3cret-token" });
+    await expect(client(url)).rejects.toThrow();
+    await expect(client(url, { Authorization: "Bearer wrong" })).rejects.toThrow();
+    const c = await client(url, { Authorization: "Bearer s3cret-token" });
+    expect((await c.callTool({ name: "read", arguments: { path: "shared.txt" } })).isError).toBeFalsy();
+    await c.close();
+  });
+});
+
+test("a non-loopback --http without a token is refused at startup", async () => {
+  const child = spawn(process.execPath, [cli, "mcp", "--root", tmpdir(), "--http", "0.0.0.0:0"], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, TOOLFS_MCP_TOKEN: "" } });
+  let stderr = "";
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const status = await new Promise((resolve) => child.once("close", resolve));
+  expect(status).toBe(2);
+  expect(stderr).toContain("set TOOLFS_MCP_TOKEN");
+});

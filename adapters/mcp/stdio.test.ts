@@ -1,0 +1,188 @@
+// `toolfs mcp` as a client starts it: a subprocess speaking MCP on stdio, under Node (the built bin) and Deno,
+// driven by the v2 client, the v1 client, and the MCP Inspector's CLI mode; malformed input over the wire.
+import { type ChildProcessWithoutNullStreams, execFile, spawn } from "node:child_process";
+import { existsSync, promises as fsp, readFileSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { promisify } from "node:util";
+import { Client } from "@modelcontextprotocol/client";
+import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
+import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport as V1StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { root } from "../../test/acp-driver.ts";
+import { survivors } from "../../test/process-cases.ts";
+import { createNodeProcessRunner } from "../node/mod.ts";
+
+const run = promisify(execFile);
+const cli = join(root, "dist/cli.js");
+const deno = join(root, "node_modules/.bin/deno");
+const inspector = join(root, "node_modules/@modelcontextprotocol/inspector/clients/launcher/build/index.js");
+
+let ws: string;
+let home: string;
+beforeEach(async () => {
+  ws = realpathSync(await fsp.mkdtemp(join(tmpdir(), "toolfs-mcp-")));
+  home = await fsp.mkdtemp(join(tmpdir(), "toolfs-home-"));
+  await fsp.writeFile(join(ws, "notes.txt"), "first line\n");
+  await fsp.mkdir(join(ws, "src"));
+  await fsp.writeFile(join(ws, "src/app.ts"), "export const retries = 3;\n");
+});
+afterEach(async () => {
+  await fsp.rm(ws, { recursive: true, force: true });
+  await fsp.rm(home, { recursive: true, force: true });
+});
+
+async function denoArgs(...extra: string[]): Promise<string[]> {
+  const { rgPath } = await import("@vscode/ripgrep");
+  const reads = [root, realpathSync(join(root, "node_modules")), ws, tmpdir()].join(",");
+  return [
+    "run",
+    "--no-prompt",
+    `--allow-read=${reads}`,
+    `--allow-write=${ws},${tmpdir()}`,
+    "--allow-env=npm_config_arch",
+    `--allow-run=${rgPath},bash,setsid,kill,ps`,
+    join(root, "adapters/cli/main_deno.ts"),
+    "mcp",
+    ...extra,
+  ];
+}
+
+const servers = {
+  node: async (...extra: string[]) => ({ command: process.execPath, args: [cli, "mcp", ...extra] }),
+  deno: async (...extra: string[]) => ({ command: deno, args: await denoArgs(...extra) }),
+};
+
+describe.each(Object.entries(servers))("toolfs mcp on %s over stdio, driven by the v2 client", (_, server) => {
+  test("lists the tools and reads, edits, globs and greps in the root; writes nothing to stderr", async () => {
+    const params = await server("--root", ws);
+    const transport = new StdioClientTransport({ ...params, env: { PATH: process.env.PATH ?? "", HOME: home }, stderr: "pipe" });
+    let stderr = "";
+    transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const client = new Client({ name: "stdio-test", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["read", "write", "edit", "glob", "grep"]);
+      const read = await client.callTool({ name: "read", arguments: { path: "src/app.ts" } });
+      expect(read.structuredContent).toMatchObject({ path: "src/app.ts", totalLines: 1 });
+      const edit = await client.callTool({ name: "edit", arguments: { path: "src/app.ts", old_string: "retries = 3", new_string: "retries = 5" } });
+      expect(edit.isError).toBeFalsy();
+      expect(readFileSync(join(ws, "src/app.ts"), "utf8")).toBe("export const retries = 5;\n");
+      const glob = await client.callTool({ name: "glob", arguments: { pattern: "*.ts" } });
+      expect(glob.structuredContent).toMatchObject({ paths: ["src/app.ts"], total: 1 });
+      const grep = await client.callTool({ name: "grep", arguments: { pattern: "retries" } });
+      expect(grep.structuredContent).toMatchObject({ files: [{ path: "src/app.ts" }] });
+      // Outside the root and the temp directories (the repository is neither).
+      const outside = await client.callTool({ name: "write", arguments: { path: join(root, ".tmp", "never.txt"), content: "x" } });
+      expect(outside.structuredContent).toEqual({ error: { name: "FsError", code: "FS_SANDBOX_DENIED" } });
+    } finally {
+      await client.close();
+    }
+    expect(stderr).toBe("");
+  });
+});
+
+test.for(Object.keys(servers) as (keyof typeof servers)[])("the v1 client (@modelcontextprotocol/sdk 1.32) drives the stdio server on %s", async (runtime) => {
+  const transport = new V1StdioClientTransport({ ...(await servers[runtime]("--root", ws)), env: { PATH: process.env.PATH ?? "" } });
+  const client = new V1Client({ name: "v1", version: "1.0.0" });
+  await client.connect(transport);
+  try {
+    expect((await client.listTools()).tools.map((t) => t.annotations?.readOnlyHint)).toEqual([true, false, false, true, true]);
+    const read = await client.callTool({ name: "read", arguments: { path: "notes.txt" } });
+    expect((read.content as { text: string }[])[0]!.text).toContain("1: first line");
+    const write = await client.callTool({ name: "write", arguments: { path: "notes.txt", content: "second\n" } });
+    expect(write.structuredContent).toMatchObject({ operation: "update", added: 1, removed: 1 });
+  } finally {
+    await client.close();
+  }
+});
+
+test("notifications/cancelled stops a running bash command's process tree", async () => {
+  const pidFile = join(ws, "pid");
+  const transport = new StdioClientTransport({ command: process.execPath, args: [cli, "mcp", "--root", ws, "--sandbox", "full-access"], env: { PATH: process.env.PATH ?? "" } });
+  const client = new Client({ name: "cancel-test", version: "1.0.0" });
+  await client.connect(transport);
+  try {
+    expect((await client.listTools()).tools.find((t) => t.name === "bash")?.annotations).toMatchObject({ destructiveHint: true, openWorldHint: true });
+    const controller = new AbortController();
+    const call = client
+      .callTool({ name: "bash", arguments: { command: `sleep 300 & echo $! > ${pidFile}; wait` } }, { signal: controller.signal })
+      .catch((error: unknown) => error);
+    await expect.poll(() => existsSync(pidFile) && readFileSync(pidFile, "utf8").endsWith("\n"), { timeout: 20_000 }).toBe(true);
+    const pid = readFileSync(pidFile, "utf8").trim();
+    controller.abort("stop");
+    expect(String(await call)).toContain("stop");
+    await expect.poll(() => survivors(createNodeProcessRunner(), [pid]), { timeout: 20_000 }).toEqual([]);
+    expect((await client.callTool({ name: "read", arguments: { path: "notes.txt" } })).isError).toBeFalsy();
+  } finally {
+    await client.close();
+  }
+});
+
+describe.each(Object.entries(servers))("the MCP Inspector's CLI mode (an independent client) against toolfs mcp on %s", (_, server) => {
+  const inspect = async (...args: string[]) => {
+    const { command, args: serverArgs } = await server("--root", ws);
+    return run(process.execPath, [inspector, "--cli", command, ...serverArgs, ...args], {
+      cwd: root,
+      env: { ...process.env, HOME: home, MCP_CATALOG_PATH: join(home, "catalog.json"), NO_COLOR: "1" },
+    });
+  };
+
+  test("lists the tools", async () => {
+    const { stdout } = await inspect("--method", "tools/list");
+    const { tools } = JSON.parse(stdout) as { tools: { name: string; annotations: Record<string, unknown>; outputSchema: unknown }[] };
+    expect(tools.map((t) => t.name)).toEqual(["read", "write", "edit", "glob", "grep"]);
+    expect(tools[0]!.annotations).toEqual({ title: "Read file", readOnlyHint: true, openWorldHint: false });
+  });
+
+  test("calls read and write", async () => {
+    const read = JSON.parse((await inspect("--method", "tools/call", "--tool-name", "read", "--tool-arg", "path=notes.txt")).stdout);
+    expect(read.content[0].text).toBe("1: first line\n\n(End of file: 1 line.)");
+    const write = JSON.parse((await inspect("--method", "tools/call", "--tool-name", "write", "--tool-arg", "path=new.txt", "content=made by the inspector")).stdout);
+    expect(write.structuredContent).toMatchObject({ path: "new.txt", operation: "create" });
+    expect(readFileSync(join(ws, "new.txt"), "utf8")).toBe("made by the inspector");
+  });
+});
+
+// A raw JSON-RPC peer: one line per message, for input no SDK client would send.
+function rawPeer(child: ChildProcessWithoutNullStreams) {
+  const lines: string[] = [];
+  const waiters: (() => void)[] = [];
+  createInterface({ input: child.stdout }).on("line", (line) => {
+    lines.push(line);
+    waiters.splice(0).forEach((wake) => wake());
+  });
+  return {
+    send: (text: string) => child.stdin.write(`${text}\n`),
+    async next(): Promise<Record<string, unknown>> {
+      while (lines.length === 0) await new Promise<void>((resolve) => waiters.push(resolve));
+      return JSON.parse(lines.shift()!) as Record<string, unknown>;
+    },
+  };
+}
+
+test("malformed requests, unknown methods and tools, and huge arguments get JSON-RPC errors; the server keeps serving", async () => {
+  const child = spawn(process.execPath, [cli, "mcp", "--root", ws], { stdio: ["pipe", "pipe", "pipe"] });
+  const peer = rawPeer(child);
+  try {
+    peer.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }));
+    expect(await peer.next()).toMatchObject({ id: 1, result: { serverInfo: { name: "toolfs" } } });
+    peer.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+    peer.send("{this is not json");
+    peer.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "no/such/method" }));
+    expect(await peer.next()).toMatchObject({ id: 2, error: { code: -32601 } });
+    peer.send(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "nope", arguments: {} } }));
+    expect(await peer.next()).toMatchObject({ id: 3, error: { code: -32602 } });
+    peer.send(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "tools/call", params: { arguments: {} } }));
+    expect(await peer.next()).toMatchObject({ id: 4, error: { code: -32602 } });
+    peer.send(JSON.stringify({ jsonrpc: "2.0", id: 5, method: "tools/call", params: { name: "grep", arguments: { pattern: "x".repeat(4 << 20) } } }));
+    expect(await peer.next()).toMatchObject({ id: 5, result: { isError: true } });
+    peer.send(JSON.stringify({ jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: "read", arguments: { path: "notes.txt" } } }));
+    expect(await peer.next()).toMatchObject({ id: 6, result: { structuredContent: { path: "notes.txt" } } });
+  } finally {
+    child.stdin.end();
+    await new Promise((resolve) => child.once("close", resolve));
+  }
+});

@@ -1,0 +1,146 @@
+/**
+ * The toolkit for the OpenAI Agents SDK (`@openai/agents` 0.20): function tools with the toolkit's
+ * descriptions, in strict mode by default (optional fields become required nullable ones, and the nulls are
+ * dropped before the toolkit sees the call), and an `Editor` for `applyPatchTool` that publishes each file
+ * operation through the provider's guarded, atomic write. `@openai/agents` is an optional peer dependency,
+ * loaded only by this entry point.
+ *
+ * @module
+ */
+import { type ApplyPatchResult, applyDiff, type Editor, type FunctionTool, tool } from "@openai/agents";
+import {
+  applyLineEnding,
+  decodeText,
+  detectLineEnding,
+  encodeUtf8,
+  type FileSystem,
+  type FsFence,
+  isFsError,
+  normalizeLineEndings,
+  relativeWithin,
+  type SandboxMode,
+  sandboxFence,
+  strictToolSchema,
+  type Toolkit,
+  type ToolResult,
+  withUtf8Bom,
+} from "../../core/mod.ts";
+
+export interface OpenAIAgentsToolsOptions {
+  /** Default true: the schemas are made strict-compatible rather than strict turned off. */
+  readonly strict?: boolean;
+  /** Whose reads authorize whose writes; default: a new actor for this set of tools. */
+  readonly actor?: unknown;
+  /** Absolute directory relative paths start from; default: the toolkit's workspace. */
+  readonly cwd?: string;
+}
+
+/**
+ * The toolkit's registered tools as Agents SDK function tools. The model reads each result's text; the
+ * result's meta and error code travel as the tool output item's custom data, for UIs and traces.
+ */
+export function createOpenAIAgentsTools(toolkit: Toolkit, options?: OpenAIAgentsToolsOptions): FunctionTool[] {
+  const strict = options?.strict ?? true;
+  const actor = options?.actor ?? Symbol("toolfs OpenAI Agents tools");
+  // Results by call id, held from the call until its output item is emitted.
+  const results = new Map<string, ToolResult>();
+  return toolkit.definitions.map((definition) => {
+    const variant = strict ? strictToolSchema(definition.inputSchema) : undefined;
+    const run = async (input: unknown, signal: AbortSignal | undefined, callId: string | undefined): Promise<string> => {
+      const result = await toolkit.call(definition.name, variant ? variant.toInput(input) : input, {
+        actor,
+        ...(signal ? { signal } : {}),
+        ...(options?.cwd ? { cwd: options.cwd } : {}),
+      });
+      if (callId !== undefined) results.set(callId, result);
+      return result.content;
+    };
+    const customDataExtractor = ({ toolCall }: { toolCall: { callId: string } }) => {
+      const result = results.get(toolCall.callId);
+      results.delete(toolCall.callId);
+      return result ? { toolfs: { isError: result.isError, meta: result.meta, ...(result.error ? { error: result.error } : {}) } } : undefined;
+    };
+    const execute = (input: unknown, _context: unknown, details?: { signal?: AbortSignal; toolCall?: { callId: string } }) =>
+      run(input, details?.signal, details?.toolCall?.callId);
+    if (variant) {
+      return tool({
+        name: definition.name,
+        description: definition.description,
+        parameters: variant.schema as never,
+        strict: true,
+        execute,
+        customDataExtractor,
+      }) as FunctionTool;
+    }
+    return tool({
+      name: definition.name,
+      description: definition.description,
+      // Non-strict schemas must admit properties the schema does not name; the toolkit refuses them itself.
+      parameters: { ...definition.inputSchema, additionalProperties: true } as never,
+      strict: false,
+      execute,
+      customDataExtractor,
+    }) as FunctionTool;
+  });
+}
+
+export interface ToolfsEditorOptions {
+  readonly fs: FileSystem;
+  /** Absolute directory relative patch paths start from, and paths are reported relative to; default fs.cwd. */
+  readonly workspace?: string;
+  /** Confines writes as the toolkit's sandbox does; default workspace-write over the workspace. */
+  readonly sandbox?: { readonly mode: SandboxMode; readonly writableRoots?: readonly string[] };
+  /** Largest file an update loads; default 64 MiB. */
+  readonly maxBytes?: number;
+}
+
+/**
+ * An Editor for `applyPatchTool`: creates publish without replacing anything, updates replace the file only
+ * if it is still the version the diff was applied to, both keep the file's BOM and line endings, and every
+ * write passes the sandbox fence. The seam cannot delete or rename, so those operations fail and say so.
+ */
+export function createToolfsEditor(options: ToolfsEditorOptions): Editor {
+  const { fs } = options;
+  const workspace = options.workspace ?? fs.cwd;
+  const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+  const mode = options.sandbox?.mode ?? "workspace-write";
+  const shown = (path: string) => relativeWithin(workspace, path) ?? path;
+  const fence = async (): Promise<FsFence> => {
+    const roots = await Promise.all([workspace, ...(options.sandbox?.writableRoots ?? [])].map((root) => fs.resolve(root)));
+    return sandboxFence(fs, mode, roots);
+  };
+  const failed = (error: unknown): ApplyPatchResult => ({ status: "failed", output: error instanceof Error ? error.message : String(error) });
+
+  return {
+    async createFile(operation) {
+      try {
+        const target = await fs.resolve(operation.path, { cwd: workspace });
+        // A V4A create diff cannot say "no newline at end of file"; a text file ends with one.
+        const created = applyDiff("", operation.diff, "create");
+        const text = created === "" || created.endsWith("\n") ? created : `${created}\n`;
+        await fs.write(target, encodeUtf8(text), { guard: { kind: "createIfAbsent" }, fence: await fence() });
+        return { status: "completed", output: `Created ${shown(target.displayPath)}` };
+      } catch (error) {
+        if (isFsError(error, "FS_NOT_OBSERVED")) return failed(`Cannot create ${operation.path}: it already exists; update it instead`);
+        return failed(error);
+      }
+    },
+    async updateFile(operation) {
+      if (operation.moveTo !== undefined) return failed(`Cannot move ${operation.path} to ${operation.moveTo}: this editor cannot rename files`);
+      try {
+        const target = await fs.resolve(operation.path, { cwd: workspace });
+        const { bytes, version } = await fs.readBytes(target, { maxBytes });
+        const { text, bom } = decodeText(bytes, { path: target.displayPath });
+        const eol = detectLineEnding(text);
+        const next = applyLineEnding(applyDiff(normalizeLineEndings(text), operation.diff), eol);
+        await fs.write(target, withUtf8Bom(encodeUtf8(next), bom), { guard: { kind: "replaceIfVersion", version }, fence: await fence() });
+        return { status: "completed", output: `Updated ${shown(target.displayPath)}` };
+      } catch (error) {
+        return failed(error);
+      }
+    },
+    async deleteFile(operation) {
+      return failed(`Cannot delete ${operation.path}: this editor cannot delete files`);
+    },
+  };
+}

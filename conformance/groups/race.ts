@@ -1,0 +1,146 @@
+import { createToolkit, type FileSystem } from "../../core/mod.ts";
+import { assert, assertBytes, assertEquals } from "../assert.ts";
+import type { Probe } from "../harness.ts";
+import type { ConformanceGroup, SubjectTraits } from "../suite.ts";
+import { appendRounds } from "../worker.ts";
+import { text, under } from "../util.ts";
+
+const ROUNDS = 200;
+const SWAP_WRITES = 120;
+
+const needs =
+  (hook: keyof SubjectTraits["races"], what: string) =>
+  (traits: SubjectTraits): string | undefined =>
+    traits.races[hook] ? undefined : `the subject has no ${what} (races.${hook})`;
+
+const needsPinning = (traits: SubjectTraits): string | undefined =>
+  traits.races.swapper
+    ? traits.pinnedPublication
+      ? undefined
+      : "publication is path-based here (pinnedPublication: false): a rename racing the last check can redirect a write outside the fence"
+    : "the subject has no directory swapper (races.swapper)";
+
+const needsDeadWriters = (traits: SubjectTraits): string | undefined =>
+  !traits.races.spawn
+    ? "the subject cannot start writers in other processes (races.spawn)"
+    : traits.detectsDeadWriters
+      ? undefined
+      : "the backend cannot tell a dead writer from a live one (detectsDeadWriters: false): its files go after an hour, its locks after 30 s";
+
+// Every line `<tag> <i>` for the rounds a writer reported applied that the file does not hold.
+function missing(content: string, tag: string, applied: readonly number[]): string[] {
+  const lines = new Set(content.split("\n"));
+  return applied.filter((i) => !lines.has(`${tag} ${i}`)).map((i) => `${tag} ${i}`);
+}
+
+// Names under `dir` (recursively), for reporting what appeared where it must not.
+async function tree(probe: Probe, dir: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const name of await probe.list(dir)) {
+    const path = `${dir}/${name}`;
+    out.push(path);
+    if ((await probe.info(path))?.type === "directory") out.push(...(await tree(probe, path)));
+  }
+  return out;
+}
+
+/**
+ * Races that only other writers can create: another provider of the same storage, writers in other
+ * processes (killed mid-write, too), and a process swapping a workspace directory with a symlink to an
+ * outside folder while the toolkit writes into it. Outcomes are counted, never timed.
+ */
+export const raceGroup: ConformanceGroup = {
+  name: "race",
+  cases: [
+    {
+      name: `a directory swapped with an outward symlink during ${SWAP_WRITES} creates and replaces: nothing lands outside`,
+      skip: needsPinning,
+      async run({ provider, probe, races }) {
+        const target = under(probe.outside, "target");
+        await probe.writeFile(`${target}/victim.txt`, "outside\n");
+        await probe.writeFile("d/victim.txt", "inside\n");
+        await probe.symlink(target, "swap");
+        const kit = createToolkit({ fs: provider, workspace: probe.root, sandbox: { mode: "workspace-write" } });
+        const swapper = await races!.swapper!("d", "swap");
+        const created: string[] = [];
+        let replaced = 0;
+        try {
+          for (let i = 0; i < SWAP_WRITES; i++) {
+            const name = `new-${i}.txt`;
+            if (!(await kit.call("write", { path: `d/${name}`, content: `model bytes ${i}\n` })).isError) created.push(name);
+            await kit.call("read", { path: "d/victim.txt" });
+            if (!(await kit.call("write", { path: "d/victim.txt", content: `replaced ${i}\n` })).isError) replaced++;
+          }
+        } finally {
+          await swapper.stop();
+        }
+        assertEquals(await tree(probe, target), [`${target}/victim.txt`], "entries in the outside folder");
+        assertBytes(await probe.readFile(`${target}/victim.txt`), "outside\n", "the outside file");
+        assertEquals((await probe.info("d"))?.type, "directory", "the swapper restored d");
+        const inside = await probe.list("d");
+        const lost = created.filter((name) => !inside.includes(name));
+        assertEquals(lost, [], "files reported created that are not in the workspace folder");
+        assertEquals(inside.filter((name) => name.includes(".toolfs-")), [], "staged or lock files left behind");
+        assert(replaced === 0 || text(await probe.readFile("d/victim.txt")).startsWith("replaced "), "the inside file holds a replacement");
+      },
+    },
+    {
+      name: `two providers of one storage, ${ROUNDS} rounds each of read then guarded append: no reported edit is lost`,
+      skip: needs("sibling", "second provider"),
+      async run({ provider, probe, races }) {
+        await probe.writeFile("shared.txt", "start\n");
+        const other: FileSystem = await races!.sibling!();
+        const [left, right] = await Promise.all([
+          appendRounds(provider, "shared.txt", "left", ROUNDS),
+          appendRounds(other, "shared.txt", "right", ROUNDS),
+        ]);
+        const content = text(await probe.readFile("shared.txt"));
+        assertEquals([...missing(content, "left", left), ...missing(content, "right", right)], [], "edits reported applied and missing");
+        assertEquals(content.split("\n").length - 2, left.length + right.length, "lines appended");
+      },
+    },
+    {
+      name: `two processes, ${ROUNDS} rounds each of read then guarded append: no reported edit is lost`,
+      skip: needs("spawn", "writers in other processes"),
+      async run({ probe, races }) {
+        await probe.writeFile("shared.txt", "start\n");
+        const writers = await Promise.all(["one", "two"].map((tag) => races!.spawn!({ kind: "append", path: "shared.txt", tag, rounds: ROUNDS })));
+        await Promise.all(writers.map((w) => w.waitFor("ready")));
+        for (const w of writers) w.go();
+        const [one, two] = (await Promise.all(writers.map((w) => w.result()))).map((line) => JSON.parse(line) as number[]);
+        const content = text(await probe.readFile("shared.txt"));
+        assertEquals([...missing(content, "one", one!), ...missing(content, "two", two!)], [], "edits reported applied and missing");
+        assertEquals(content.split("\n").length - 2, one!.length + two!.length, "lines appended");
+      },
+    },
+    {
+      name: "writers killed mid-staging leave nothing once the next writer writes in that folder",
+      skip: needsDeadWriters,
+      async run({ provider, probe, races }) {
+        await probe.writeFile("d/a.txt", "old\n");
+        const writers = await Promise.all([0, 1, 2].map(() => races!.spawn!({ kind: "stall-staging", path: "d/a.txt" })));
+        await Promise.all(writers.map((w) => w.waitFor("staged")));
+        const staged = (await probe.list("d")).filter((name) => name.endsWith(".toolfs-tmp"));
+        assertEquals(staged.length, 3, "each writer has a staged file");
+        await Promise.all(writers.map((w) => w.kill()));
+        await provider.write(await provider.resolve("d/b.txt"), new TextEncoder().encode("next\n"));
+        assertEquals(await probe.list("d"), ["a.txt", "b.txt"]);
+        assertBytes(await probe.readFile("d/a.txt"), "old\n");
+      },
+    },
+    {
+      name: "a writer killed while holding the publication lock does not block the next writer",
+      skip: needsDeadWriters,
+      async run({ provider, probe, races }) {
+        await probe.writeFile("d/a.txt", "old\n");
+        const writer = await races!.spawn!({ kind: "stall-locked", path: "d/a.txt" });
+        await writer.waitFor("locked");
+        assert((await probe.list("d")).some((name) => name.endsWith(".toolfs-lock")), "the writer holds a lock file");
+        await writer.kill();
+        await provider.write(await provider.resolve("d/a.txt"), new TextEncoder().encode("next\n"));
+        assertBytes(await probe.readFile("d/a.txt"), "next\n");
+        assertEquals(await probe.list("d"), ["a.txt"]);
+      },
+    },
+  ],
+};

@@ -1,0 +1,72 @@
+import { createFsSpillStore, type SpillWriter } from "../../core/mod.ts";
+import { assert, assertEquals } from "../assert.ts";
+import type { Subject } from "../harness.ts";
+import type { ConformanceCase, ConformanceGroup } from "../suite.ts";
+import { text } from "../util.ts";
+
+const spillDirectory = (subject: Subject) => `${subject.probe.outside}/spill`;
+
+function begin(subject: Subject): SpillWriter {
+  const store = createFsSpillStore(subject.provider, spillDirectory(subject));
+  assert(store.begin !== undefined, "the FileSystem spill store writes as it goes");
+  return store.begin({ tool: "glob" });
+}
+
+const cases: ConformanceCase[] = [
+  {
+    name: "a streamed spill is published whole by finish, and holds the producer back while the store is behind",
+    async run(subject) {
+      const writer = begin(subject);
+      // Three mebibytes written without yielding: the store cannot take them as fast, so the writer asks
+      // the producer to wait, and lets it go on once the store has caught up.
+      const line = `${"x".repeat(63)}\n`;
+      let waited = 0;
+      for (let i = 0; i < 3 * 16384; i++) {
+        writer.write(line);
+        if (i % 16384 === 16383) {
+          const wait = writer.ready();
+          if (wait) {
+            waited++;
+            await wait;
+          }
+        }
+      }
+      assertEquals(waited > 0, true, "the writer asked the producer to wait");
+      assertEquals(writer.size, 3 * 1024 * 1024, "bytes written");
+      const receipt = await writer.finish();
+      const bytes = await subject.probe.readFile(receipt.locator);
+      assertEquals(bytes?.length, 3 * 1024 * 1024, "published bytes");
+      assertEquals(text(bytes?.subarray(0, 128)), line + line, "published content");
+      assertEquals(await subject.probe.list(spillDirectory(subject)), [receipt.locator.slice(receipt.locator.lastIndexOf("/") + 1)]);
+    },
+  },
+  {
+    name: "an abandoned spill publishes nothing and leaves nothing behind",
+    async run(subject) {
+      const writer = begin(subject);
+      for (let i = 0; i < 40_000; i++) writer.write(`path/number/${i}\n`);
+      await writer.abort();
+      const left = await subject.probe.list(spillDirectory(subject)).catch(() => []);
+      assertEquals(left, [], "files in the spill directory");
+    },
+  },
+  {
+    name: "a spill that cannot be written fails finish and never holds the producer back",
+    async run(subject) {
+      // The spill directory is a file, so nothing can be created in it.
+      await subject.probe.writeFile(spillDirectory(subject), "not a directory\n");
+      const writer = begin(subject);
+      for (let i = 0; i < 50_000; i++) writer.write(`path/number/${i}\n`);
+      const wait = writer.ready();
+      if (wait) await wait;
+      let failed = false;
+      await writer.finish().catch(() => (failed = true));
+      assertEquals(failed, true, "finish rejected");
+      assertEquals(writer.ready(), undefined, "ready after the failure");
+      assertEquals(text(await subject.probe.readFile(spillDirectory(subject))), "not a directory\n");
+    },
+  },
+];
+
+/** The FileSystem spill store: streamed spills are atomic, bounded and fail without hanging. */
+export const spillGroup: ConformanceGroup = { name: "spill", cases };

@@ -1,0 +1,149 @@
+// The deny list: paths no tool may read or write and the confined shell cannot see, in every sandbox mode.
+// Patterns are globs with ripgrep's syntax (compiled by the search engine's compiler, so `*` stays within one
+// segment and `**` crosses them), judged against absolute paths. A path is denied when it, or any directory
+// above it, matches: denying `~/.ssh` denies everything inside it.
+import { isAbsolutePath, normalizeAbsolute, resolvePath } from "../fs/paths.ts";
+import { compileGlob, type GlobMatcher, GlobSyntaxError } from "../search/engine/glob.ts";
+import { byteString } from "../search/engine/text.ts";
+
+export interface DenyListOptions {
+  /** Relative patterns that contain a `/` are anchored here. */
+  readonly workspace: string;
+  /** What a leading `~` stands for; a pattern that uses `~` without it is refused. */
+  readonly home?: string | undefined;
+}
+
+interface Rule {
+  readonly pattern: string;
+  /** Matched against each segment's name (a pattern without `/`), or against whole absolute paths. */
+  readonly scope: "name" | "path";
+  readonly regex: GlobMatcher;
+  /** The absolute path it names when it has no wildcard. */
+  readonly literal: string | undefined;
+}
+
+const WILDCARD = /[*?[\]{}\\]/;
+
+/** Compiled deny patterns; see the module comment for what they match. */
+export class DenyList {
+  readonly patterns: readonly string[];
+  readonly #rules: readonly Rule[];
+
+  private constructor(patterns: readonly string[], rules: readonly Rule[]) {
+    this.patterns = patterns;
+    this.#rules = rules;
+  }
+
+  /**
+   * Compiles the patterns. A pattern without `/` matches a file or directory name at any depth (`.env`,
+   * `*.pem`); one starting with `/`, `~/` or `**` is absolute; any other relative one is anchored at the
+   * workspace. Throws RangeError naming the pattern that is not a valid glob.
+   */
+  static compile(patterns: readonly string[], options: DenyListOptions): DenyList {
+    const rules = patterns.map((pattern) => compileRule(pattern, options));
+    return new DenyList([...patterns], rules);
+  }
+
+  static readonly none: DenyList = new DenyList([], []);
+
+  get empty(): boolean {
+    return this.#rules.length === 0;
+  }
+
+  /** Absolute paths the list names without a wildcard (they can be found without walking a tree). */
+  get literals(): readonly string[] {
+    return this.#rules.flatMap((rule) => (rule.literal === undefined ? [] : [rule.literal]));
+  }
+
+  /** True when some pattern has a wildcard or matches names, so only a walk finds what it denies. */
+  get needsWalk(): boolean {
+    return this.#rules.some((rule) => rule.literal === undefined);
+  }
+
+  /** The pattern that denies `path` (an absolute path) or a directory above it; undefined when none does. */
+  match(path: string): string | undefined {
+    if (this.#rules.length === 0) return undefined;
+    const normalized = normalizeAbsolute(path);
+    let prefix = "";
+    for (const segment of normalized.split("/").slice(1)) {
+      if (segment === "") break;
+      prefix += `/${segment}`;
+      const hit = this.#matchOne(prefix, segment);
+      if (hit !== undefined) return hit;
+    }
+    return normalized === "/" ? this.#matchOne("/", "") : undefined;
+  }
+
+  /**
+   * A `match` for many paths at once (a search result): remembers each directory's verdict, so a hundred
+   * thousand paths under a few directories cost one check per directory and one per name.
+   */
+  matcher(): (path: string) => string | undefined {
+    if (this.#rules.length === 0) return () => undefined;
+    const directories = new Map<string, string | null>();
+    const verdict = (prefix: string, segment: string, cache: boolean): string | undefined => {
+      if (cache) {
+        const known = directories.get(prefix);
+        if (known !== undefined) return known ?? undefined;
+      }
+      const hit = this.#matchOne(prefix, segment);
+      if (cache) directories.set(prefix, hit ?? null);
+      return hit;
+    };
+    return (path) => {
+      const segments = normalizeAbsolute(path).split("/").slice(1);
+      let prefix = "";
+      for (let i = 0; i < segments.length; i++) {
+        const segment = segments[i]!;
+        if (segment === "") break;
+        prefix += `/${segment}`;
+        const hit = verdict(prefix, segment, i < segments.length - 1);
+        if (hit !== undefined) return hit;
+      }
+      return undefined;
+    };
+  }
+
+  #matchOne(prefix: string, segment: string): string | undefined {
+    const path = byteString(prefix);
+    const name = byteString(segment);
+    for (const rule of this.#rules) {
+      if (rule.regex.test(rule.scope === "name" ? name : path)) return rule.pattern;
+    }
+    return undefined;
+  }
+}
+
+function compileRule(pattern: string, options: DenyListOptions): Rule {
+  if (typeof pattern !== "string" || pattern.trim() === "" || pattern.includes("\0")) {
+    throw new RangeError(`deny patterns must be non-empty strings without NUL bytes, got ${JSON.stringify(pattern)}`);
+  }
+  let text = pattern.length > 1 ? pattern.replace(/\/+$/, "") : pattern;
+  if (text === "~" || text.startsWith("~/")) {
+    if (options.home === undefined || !isAbsolutePath(options.home)) {
+      throw new RangeError(`deny pattern ${JSON.stringify(pattern)} starts with ~, but no home directory was given`);
+    }
+    text = options.home + text.slice(1);
+  }
+  let scope: Rule["scope"] = "path";
+  let glob: string;
+  if (!text.includes("/")) {
+    scope = "name";
+    glob = text;
+  } else if (text.startsWith("**/")) {
+    glob = `/${text}`;
+  } else if (isAbsolutePath(text)) {
+    glob = WILDCARD.test(text) ? text : normalizeAbsolute(text);
+  } else {
+    glob = resolvePath(options.workspace, text);
+  }
+  let regex: GlobMatcher;
+  try {
+    regex = compileGlob(glob);
+  } catch (error) {
+    const reason = error instanceof GlobSyntaxError ? error.message : String(error);
+    throw new RangeError(`deny pattern ${JSON.stringify(pattern)} is not a valid glob: ${reason}`);
+  }
+  const literal = scope === "path" && !WILDCARD.test(glob) ? normalizeAbsolute(glob) : undefined;
+  return { pattern, scope, regex, literal };
+}

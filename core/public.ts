@@ -1,0 +1,95 @@
+/**
+ * toolfs: the model-facing file tools (`createToolkit`), the provider seam a backend implements
+ * (`FileSystem`, or `FsDriver` through `createFileSystem`), search over it (`createEngineBackend`, or
+ * ripgrep through `createRipgrepBackend`), spill stores, process runners, and the error families with their
+ * codes. Backends live under their own entry points (`toolfs/node`, `toolfs/deno`, `toolfs/memory`);
+ * the MCP server under `toolfs/mcp`, agent-SDK tool sets under `toolfs/ai` and `toolfs/openai-agents`, the
+ * ACP agent under `toolfs/acp`, the conformance suite under `toolfs/conformance`.
+ *
+ * This is the package's public surface; `core/mod.ts` is the internal barrel the adapters share.
+ *
+ * @module
+ */
+
+// The toolkit.
+export { createToolkit, DEFAULT_LIMITS, resultJsonSchema, strictToolSchema, structuredResult, TOOL_ERROR_CODES, TOOL_TRAITS, ToolError } from "./tools/mod.ts";
+export type {
+  ApprovalOutcome,
+  ApprovalRequest,
+  SandboxOptions,
+  StrictToolSchema,
+  Toolkit,
+  ToolkitOptions,
+  ToolCallOptions,
+  ToolDefinition,
+  ToolErrorCode,
+  ToolLimits,
+  ToolName,
+  ToolResult,
+  ToolTraits,
+} from "./tools/mod.ts";
+export { SANDBOX_MODES } from "./policy/mod.ts";
+export type { SandboxMode } from "./policy/mod.ts";
+
+// The provider seam.
+export { createFileSystem, FS_ERROR_CODES, FsError, isFsError } from "./fs/mod.ts";
+export type {
+  CreateFileSystemOptions,
+  FileSystem,
+  FsBytes,
+  FsCapabilities,
+  FsDirEntry,
+  FsDirectory,
+  FsDriver,
+  FsDriverHandle,
+  FsDriverStat,
+  FsEntryType,
+  FsErrorCode,
+  FsErrorDetails,
+  FsFence,
+  FsFileType,
+  FsInfo,
+  FsPathInfo,
+  FsProcessInfo,
+  FsReadStream,
+  FsResolveOptions,
+  FsSignalOptions,
+  FsStagedFile,
+  FsTarget,
+  FsTargetKey,
+  FsVersion,
+  FsWriteGuard,
+  FsWriteOptions,
+  FsWriteResult,
+} from "./fs/mod.ts";
+
+// Text helpers for hosts that read and write through the seam themselves.
+export { decodeText, encodeUtf8 } from "./text/mod.ts";
+export type { DecodedText, DecodeOptions, NotTextReason } from "./text/mod.ts";
+
+// Search.
+export { createEngineBackend, createRipgrepBackend, isSearchError, SEARCH_ERROR_CODES, SearchError, withFallback } from "./search/mod.ts";
+export type { FilesRequest, FilesResult, GlobArg, GrepFile, GrepLine, GrepRequest, GrepResult, GrepSubmatch, RipgrepBackendOptions, SearchBackend, SearchErrorCode } from "./search/mod.ts";
+
+// Spill stores.
+export { createFsSpillStore, createMemorySpillStore } from "./spill/mod.ts";
+export type { MemorySpillStore, SpillReceipt, SpillRequest, SpillStore } from "./spill/mod.ts";
+
+// Processes.
+export { BoundedCollector, createProcessRunner, HeadTailCollector, isProcessError, PROCESS_ERROR_CODES, ProcessError } from "./process/mod.ts";
+export type {
+  BoundedCollectorOptions,
+  HeadTailCollectorOptions,
+  OutputSink,
+  ProcessDriver,
+  ProcessErrorCode,
+  ProcessResult,
+  ProcessRunner,
+  ProcessRunnerOptions,
+  ProcessSpec,
+  StopReason,
+} from "./process/mod.ts";
+
+// The base of every error family.
+export { CodedError } from "./errors/mod.ts";
+export type { CodedErrorOptions } from "./errors/mod.ts";

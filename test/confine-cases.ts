@@ -1,0 +1,374 @@
+// bash under the sandbox, confined by bubblewrap, against real processes: vitest registers these for the Node
+// runner, `deno test` for the Deno one. Each escape attempt must be refused by the kernel and leave nothing
+// where the sandbox forbids writing; the file tools' fence must hold while the confined shell races it. Where
+// bubblewrap cannot run, every case is registered as skipped with the detector's reason.
+import { assert, assertEquals } from "../conformance/mod.ts";
+import {
+  BoundedCollector,
+  createToolkit,
+  detectBubblewrap,
+  type FileSystem,
+  type ProcessRunner,
+  type SandboxOptions,
+  type SearchBackend,
+  type ShellConfinement,
+  type Toolkit,
+} from "../core/mod.ts";
+
+type Register = (name: string, fn: () => Promise<void>) => void;
+type Skip = (name: string, reason: string) => void;
+
+export interface ConfineCaseRuntime {
+  /** The runtime's own (unconfined) runner: the confinement wraps it, and the cases inspect the host with it. */
+  readonly runner: ProcessRunner;
+  provider(cwd: string): FileSystem;
+  readonly search?: SearchBackend;
+  /** The pid of the test process itself, as the host sees it. */
+  readonly hostPid: number;
+  /** A listener on 127.0.0.1 (port 0); `accepted` counts the connections it took. */
+  listen(): Promise<{ readonly port: number; accepted(): number; close(): Promise<void> }>;
+  /** The same on the Unix socket `path`; absent where the runtime may not listen on one. */
+  listenUnix?(path: string): Promise<{ accepted(): number; close(): Promise<void> }>;
+  /** A node executable, to connect to that socket from inside the sandbox. */
+  readonly node?: string;
+}
+
+const SECRET = "SECRET-b61c";
+
+/** Runs a host-side bash script through the unconfined runner; fails on anything but exit 0. */
+async function host(runner: ProcessRunner, script: string, args: readonly string[] = []): Promise<string> {
+  const out = new BoundedCollector({ maxBytes: 1 << 20 });
+  const result = await runner.run({ command: "bash", args: ["-c", script, "bash", ...args], stdout: out, stderr: out });
+  assertEquals(result.exitCode, 0, `exit code of host script ${JSON.stringify(script)}: ${out.text()}`);
+  return out.text();
+}
+
+/** Every path under `dir` (hidden ones included), relative, sorted; empty when nothing is there. */
+async function tree(runner: ProcessRunner, dir: string): Promise<string[]> {
+  return (await host(runner, 'cd "$1" && find . -mindepth 1 | sort', [dir])).split("\n").filter(Boolean);
+}
+
+/** Host processes whose command line contains `marker` and that still run (zombies have exited). */
+async function survivors(runner: ProcessRunner, marker: string): Promise<string[]> {
+  const table = await host(runner, "ps -eo stat=,args=");
+  return table
+    .split("\n")
+    .filter((line) => line.includes(marker) && !line.includes("ps -eo") && !/^\s*Z/.test(line))
+    .map((line) => line.trim());
+}
+
+interface Layout {
+  /** Canonical temp directory holding the rest. */
+  readonly base: string;
+  /** The workspace: a git-like .git with hooks, a .env, a file. */
+  readonly ws: string;
+  /** A directory outside every root, with one file in it. */
+  readonly outside: string;
+}
+
+async function layout(runner: ProcessRunner): Promise<Layout> {
+  const base = (await host(runner, 'd=$(mktemp -d) && cd "$d" && pwd -P')).trim();
+  const ws = `${base}/ws`;
+  const outside = `${base}/outside`;
+  await host(
+    runner,
+    'mkdir -p "$1/.git/hooks" "$2" && printf "[core]\\n" > "$1/.git/config" && printf "TOKEN=$3\\n" > "$1/.env" && ' +
+      'printf "hello\\n" > "$1/a.txt" && printf "keep\\n" > "$2/existing"',
+    [ws, outside, SECRET],
+  );
+  return { base, ws, outside };
+}
+
+export async function registerConfineCases(test: Register, skip: Skip, runtime: ConfineCaseRuntime, prefix: string): Promise<void> {
+  const name = (text: string) => `${prefix} confined bash: ${text}`;
+  const { runner } = runtime;
+  const confinement = await detectBubblewrap(runner);
+  const cases: [string, () => Promise<void>, string | undefined][] = [];
+  const add = (text: string, fn: () => Promise<void>, unsupported?: string) => cases.push([name(text), fn, unsupported]);
+
+  async function session(
+    fn: (kit: Toolkit, at: Layout, sh: (command: string) => Promise<string>) => Promise<void>,
+    options: Partial<SandboxOptions> | ((at: Layout) => Partial<SandboxOptions>) = {},
+  ): Promise<void> {
+    const at = await layout(runner);
+    const sandbox = typeof options === "function" ? options(at) : options;
+    try {
+      const kit = createToolkit({
+        fs: runtime.provider(at.ws),
+        workspace: at.ws,
+        runner,
+        ...(runtime.search ? { search: runtime.search } : {}),
+        sandbox: { mode: "workspace-write", confinement: confinement as ShellConfinement, ...sandbox },
+      });
+      const sh = async (command: string) => (await kit.call("bash", { command })).content;
+      await fn(kit, at, sh);
+    } finally {
+      await host(runner, 'rm -rf -- "$1"', [at.base]);
+    }
+  }
+
+  add("offered under read-only and workspace-write, and says what the sandbox allows", () =>
+    session(async (kit, at) => {
+      assert(kit.definitions.some((d) => d.name === "bash"), "bash is offered");
+      const bash = kit.definitions.find((d) => d.name === "bash")!;
+      for (const fragment of [`files can be written only in ${at.ws}`, "(not in .git)", "there is no network"]) {
+        assert(bash.description.includes(fragment) && kit.guidance.includes(fragment), `${fragment} in description and guidance`);
+      }
+      const readOnly = createToolkit({ fs: runtime.provider(at.ws), runner, sandbox: { mode: "read-only", confinement } });
+      assert(readOnly.definitions.some((d) => d.name === "bash"), "bash under read-only");
+      assert(readOnly.guidance.includes("no file can be written"), readOnly.guidance);
+    }));
+
+  add("the workspace is writable and listable; everything else is refused by the kernel", () =>
+    session(async (_kit, at, sh) => {
+      const out = await sh("touch /etc/toolfs-x; echo hi > ~/toolfs-y; echo ok > b.txt; ls");
+      assert(out.includes("touch: cannot touch '/etc/toolfs-x': Read-only file system"), out);
+      assert(/toolfs-y: Read-only file system/.test(out), out);
+      assert(out.includes("a.txt\nb.txt\n"), out);
+      assertEquals(await tree(runner, at.outside), ["./existing"], "outside");
+      assertEquals((await host(runner, 'ls /etc/toolfs-x 2>/dev/null || echo none')).trim(), "none", "/etc");
+    }));
+
+  // Each attempt writes (or tries to) somewhere outside the workspace; the kernel must refuse every one.
+  const escapes: [string, string][] = [
+    ["an absolute path", 'echo x > "$OUT/abs"'],
+    ["..", "echo x > ../outside/dotdot"],
+    ["a symlink made inside the sandbox", 'ln -s "$OUT" link && echo x > link/via-symlink'],
+    ["a hard link to an outside file", 'ln "$OUT/existing" hard && echo x >> hard'],
+    ["a hard link from inside to outside", 'ln a.txt "$OUT/hardlinked"'],
+    ["/proc/self/root", 'echo x > "/proc/self/root$OUT/proc-self-root"'],
+    ["/proc/<pid>/cwd and /proc/<pid>/root of every visible process", 'for p in /proc/[0-9]*; do n=${p#/proc/}; echo x > "$p/cwd/../outside/cwd-$n"; echo x > "$p/root$OUT/root-$n"; done'],
+    ["/proc/<host pid>/root of the test process", 'echo x > "/proc/$HOSTPID/root$OUT/host-pid"'],
+    ["a rename of the outside directory", 'mv "$OUT" "$OUT-moved"'],
+    ["remounting / read-write", 'mount -o remount,rw / && echo x > "$OUT/remounted"'],
+    ["unmounting the workspace bind", 'umount "$PWD" ; echo x > "$OUT/unmounted"'],
+    ["a new mount namespace of its own", 'unshare -m bash -c "mount -o remount,rw / && echo x > $OUT/unshared"'],
+    ["a new user and mount namespace of its own", 'unshare -rm bash -c "mount -o remount,rw / ; mount --bind /tmp $OUT; echo x > $OUT/userns"'],
+  ];
+  for (const [what, command] of escapes) {
+    add(`writing outside through ${what} is refused`, () =>
+      session(async (kit, at) => {
+        const result = await kit.call("bash", { command: `OUT=${at.outside}; HOSTPID=${runtime.hostPid}; ${command}; echo "[done]"` });
+        assert(result.content.includes("[done]"), result.content);
+        assert(
+          /Read-only file system|Invalid cross-device link|Permission denied|permission denied|Operation not permitted|No such file or directory|must be superuser/.test(result.content),
+          `an error from the kernel: ${result.content}`,
+        );
+        assertEquals(await tree(runner, at.outside), ["./existing"], `outside after ${what}`);
+        assertEquals((await host(runner, 'cat "$1/existing"', [at.outside])), "keep\n", "the outside file");
+        assertEquals((await host(runner, 'ls -A "$1"', [at.base])).split("\n").filter(Boolean), ["outside", "ws"], "nothing beside them");
+      }));
+  }
+
+  add("writing into .git (hooks, config) is refused, and .git cannot be moved or removed", () =>
+    session(async (_kit, at, sh) => {
+      const out = await sh('echo "#!/bin/sh" > .git/hooks/pre-commit; echo x >> .git/config; mv .git moved; rm -rf .git; ls -A .git');
+      assert(/pre-commit: Read-only file system/.test(out) && /config: Read-only file system/.test(out), out);
+      assert(/Device or resource busy|Read-only file system/.test(out), out);
+      assertEquals(await tree(runner, `${at.ws}/.git`), ["./config", "./hooks"], ".git");
+      assertEquals(await host(runner, 'cat "$1/.git/config"', [at.ws]), "[core]\n", "config");
+    }));
+
+  add("host-listed protected paths stay read-only inside the workspace", () =>
+    session(
+      async (_kit, at, sh) => {
+        await host(runner, 'mkdir "$1/build"', [at.ws]);
+        const out = await sh("echo x > build/out.js; echo ok > free.js; cat free.js");
+        assert(out.includes("build/out.js: Read-only file system") && out.includes("ok"), out);
+        assertEquals(await tree(runner, `${at.ws}/build`), [], "build");
+      },
+      { protectedPaths: ["build"] },
+    ));
+
+  add("the command holds no descriptor but its stdio", () =>
+    session(async (_kit, _at, sh) => {
+      // The glob lists the descriptor it reads the directory with, closed by the time -e looks.
+      const out = await sh('for f in /proc/$$/fd/*; do [ -e "$f" ] && echo "${f##*/}"; done; true');
+      assertEquals(out, "0\n1\n2\n[exit code: 0]", "descriptors of a command");
+    }));
+
+  add("read-only: the workspace is not writable either", () =>
+    session(
+      async (_kit, at, sh) => {
+        const out = await sh("echo x > new.txt; ls");
+        assert(out.includes("new.txt: Read-only file system") && out.includes("a.txt"), out);
+        assertEquals(await tree(runner, at.ws).then((t) => t.includes("./new.txt")), false, "new.txt");
+      },
+      { mode: "read-only" },
+    ));
+
+  add("a denied file reads as nothing through the shell and is refused by every file tool", () =>
+    session(
+      async (kit, at, sh) => {
+        await host(runner, 'mkdir "$1/keys" && printf "$3" > "$1/keys/id" && printf "$3" > "$2/secret.txt"', [at.ws, at.outside, SECRET]);
+        const out = await sh(`cat .env; cat keys/id; ls keys; cat ${at.outside}/secret.txt; grep -r ${SECRET} . ; cp .env copy; cat copy; echo [done]`);
+        assert(!out.includes(SECRET), out);
+        assert(out.includes("[done]") && /\.env: Permission denied/.test(out) && /keys.*Permission denied/.test(out), out);
+        const calls: [string, Record<string, unknown>][] = [
+          ["read", { path: ".env" }],
+          ["read", { path: "keys/id" }],
+          ["read", { path: `${at.outside}/secret.txt` }],
+          ["edit", { path: ".env", old_string: "TOKEN", new_string: "X" }],
+          ["write", { path: ".env", content: "x" }],
+        ];
+        if (runtime.search) calls.push(["grep", { pattern: SECRET, path: ".env" }], ["glob", { pattern: "*", path: "keys" }]);
+        for (const [tool, args] of calls) {
+          const result = await kit.call(tool, args);
+          assertEquals(result.error?.code, "FS_SANDBOX_DENIED", `${tool} ${JSON.stringify(args)}: ${result.content}`);
+          assert(!result.content.includes(SECRET), result.content);
+        }
+        if (runtime.search) {
+          const listed = await kit.call("grep", { pattern: SECRET });
+          assert(listed.content.startsWith("No matches"), listed.content);
+        }
+        assertEquals(await host(runner, 'cat "$1/.env"', [at.ws]), `TOKEN=${SECRET}\n`, ".env untouched");
+      },
+      (at) => ({ deny: [".env", "keys", "~/secret.txt"], home: at.outside }),
+    ));
+
+  add("the workspace read scope hides the rest of the filesystem from the shell", () =>
+    session(
+      async (_kit, at, sh) => {
+        await host(runner, 'printf "$2" > "$1/secret.txt"', [at.outside, SECRET]);
+        const out = await sh(`cat ${at.outside}/secret.txt; ls ${at.base}; cat a.txt; ls /usr/bin/bash`);
+        assert(!out.includes(SECRET) && out.includes("No such file or directory"), out);
+        assert(out.includes("hello") && out.includes("/usr/bin/bash"), out);
+      },
+      { readScope: "workspace" },
+    ));
+
+  add("no network by default; the network option gives it back", async () => {
+    const server = await runtime.listen();
+    try {
+      const probe = `exec 3<>/dev/tcp/127.0.0.1/${server.port} && echo connected || echo refused`;
+      await session(async (_kit, _at, sh) => {
+        const out = await sh(probe);
+        assert(out.includes("refused") && !out.includes("connected"), out);
+      });
+      assertEquals(server.accepted(), 0, "connections without network");
+      await session(async (_kit, _at, sh) => assert((await sh(probe)).includes("connected"), "with network"), { network: true });
+      assertEquals(server.accepted(), 1, "connections with network");
+    } finally {
+      await server.close();
+    }
+  });
+
+  // connect() on a Unix socket is no write, so a read-only mount does not stop it; the seccomp filter does.
+  add("a Unix socket on the host cannot be reached without the network; the network option allows it", async () => {
+    const at = await layout(runner);
+    const path = `${at.base}/host.sock`;
+    const server = await runtime.listenUnix!(path);
+    try {
+      const client =
+        `${runtime.node} -e 'require("net").connect(process.argv[1]).on("connect", () => { console.log("connected"); process.exit(0); })` +
+        `.on("error", (e) => { console.log(e.code); process.exit(0); })' ${path}`;
+      for (const network of [false, true]) {
+        const kit = createToolkit({ fs: runtime.provider(at.ws), workspace: at.ws, runner, sandbox: { mode: "workspace-write", confinement, network } });
+        const out = (await kit.call("bash", { command: `${client}; python3 -c 'import socket; socket.socketpair(); print("pair")' 2>/dev/null || echo pair` })).content;
+        assert(out.includes(network ? "connected" : "EPERM") && out.includes("pair"), `network ${network}: ${out}`);
+      }
+      assertEquals(server.accepted(), 1, "connections");
+    } finally {
+      await server.close();
+      await host(runner, 'rm -rf -- "$1"', [at.base]);
+    }
+  }, runtime.listenUnix && runtime.node ? undefined : "this runtime's tests may not listen on a Unix socket");
+
+  add("nothing the command started outlives it: background jobs, a new session, nohup", () =>
+    session(async (_kit, _at, sh) => {
+      const marker = `toolfs-bg-${crypto.randomUUID()}`;
+      const out = await sh(
+        `(exec -a ${marker}-1 sleep 1000) & setsid bash -c 'exec -a ${marker}-2 sleep 1000' & ` +
+          `nohup bash -c 'trap "" TERM HUP; exec -a ${marker}-3 sleep 1000' >/dev/null 2>&1 & disown -a; echo started`,
+      );
+      assert(out.includes("started\n[exit code: 0]"), out);
+      assertEquals(await survivors(runner, marker), [], "survivors");
+    }));
+
+  add("a timeout and an abort stop the whole confined tree", () =>
+    session(async (kit, _at, sh) => {
+      const marker = `toolfs-stop-${crypto.randomUUID()}`;
+      const tree = `(trap '' TERM; exec -a ${marker}-a sleep 1000) & setsid bash -c 'trap "" TERM; exec -a ${marker}-b sleep 1000' & echo up; wait`;
+      const timed = await kit.call("bash", { command: tree, timeout: 0.5 });
+      assert(timed.content.includes("[timed out after 0.5 s and was stopped]"), timed.content);
+      assertEquals(await survivors(runner, marker), [], "survivors of the timeout");
+      const controller = new AbortController();
+      const call = kit.call("bash", { command: `echo started; ${tree}` }, { signal: controller.signal });
+      setTimeout(() => controller.abort(), 300);
+      assertEquals((await call).error?.code, "TOOL_ABORTED", "abort");
+      assertEquals(await survivors(runner, marker), [], "survivors of the abort");
+      assert((await sh("echo still works")).includes("still works"), "later commands run");
+    }));
+
+  // The model's own shell is a local process that can swap a workspace directory for a symlink to the outside
+  // while a file tool works through it. The tool calls go on until the shell has made its 200 swaps, so they
+  // overlap all of them; what is counted is what the tools did and, above all, what crossed the line.
+  async function race(kit: Toolkit, at: Layout, swapper: string, step: (n: number) => Promise<string>): Promise<{ swaps: string; outcomes: Record<string, number> }> {
+    const racer = kit.call("bash", { command: `OUT=${at.outside}; ${swapper}`, timeout: 600 }, { actor: "shell" });
+    let settled = false;
+    void racer.finally(() => (settled = true));
+    const outcomes: Record<string, number> = {};
+    for (let n = 0; !settled && n < 20_000; n++) {
+      const outcome = await step(n);
+      outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+    }
+    const swaps = (await racer).content.split("\n")[0] ?? "";
+    assert(swaps.startsWith("swaps=200"), `the racer ran: ${swaps}`);
+    return { swaps, outcomes };
+  }
+
+  // `d` is always a symlink, renamed atomically between one to a real directory inside and one to the outside:
+  // a path through it leads outside at any moment, and the canonical path is what must be judged. It is set
+  // up before the racer starts, so that no tool call ever finds `d` missing (and creates it).
+  const LINK_SWAPPER = "i=0; while [ $i -lt 200 ]; do cp -P d-out t && mv -T t d; cp -P d-in t && mv -T t d; i=$((i+1)); done; echo swaps=$i";
+  const linkSetup = (at: Layout) => host(runner, 'cd "$1" && mkdir -p d.real && ln -s d.real d-in && ln -s "$2" d-out && cp -P d-in d', [at.ws, at.outside]);
+  // The canonical directory itself moved away and replaced by a symlink to the outside, then put back: the
+  // judged path is right, and the swap lands between the judgement and the use. A real directory cannot be
+  // swapped for a symlink in one rename, so `d.real` is missing for a moment each time; a write that creates
+  // it then simply wins that round, and the racer sets aside the directory it moved away.
+  const CANONICAL_SWAPPER =
+    "i=0; n=0; while [ $i -lt 200 ]; do mv -T d.real d.saved 2>/dev/null; ln -s \"$OUT\" d.real 2>/dev/null && n=$((n+1)); " +
+    "[ -L d.real ] && rm -f d.real; mv -T d.saved d.real 2>/dev/null || mv -T d.saved d.old$i; i=$((i+1)); done; echo swaps=$i effective=$n";
+
+  for (const [what, swapper, path] of [
+    ["a symlinked directory on the path", LINK_SWAPPER, "d"],
+    ["the destination directory itself", CANONICAL_SWAPPER, "d.real"],
+  ] as const) {
+    add(`the fence holds while the confined shell swaps ${what} for a symlink to the outside`, () =>
+      session(async (kit, at) => {
+        if (swapper === LINK_SWAPPER) await linkSetup(at);
+        else await host(runner, 'mkdir "$1/d.real"', [at.ws]);
+        const { swaps, outcomes } = await race(kit, at, swapper, async (n) => {
+          const result = await kit.call("write", { path: `${path}/f${n}.txt`, content: `${n}\n` }, { actor: `writer-${n}` });
+          return result.error?.code ?? "written";
+        });
+        const landed = (await tree(runner, at.outside)).filter((p) => p !== "./existing");
+        console.log(`${prefix} write race (${what}): ${swaps}, writes ${JSON.stringify(outcomes)}, files outside: ${landed.length} ${JSON.stringify(landed.slice(0, 3))}`);
+        assertEquals(landed, [], "files outside after the race");
+      }));
+
+    add(`under the workspace read scope, a read never returns an outside file while the shell swaps ${what}`, () =>
+      session(
+        async (kit, at) => {
+          if (swapper === LINK_SWAPPER) await linkSetup(at);
+          else await host(runner, 'mkdir "$1/d.real"', [at.ws]);
+          await host(runner, 'printf "inside\\n" > "$1/d.real/f.txt" && printf "$3\\n" > "$2/f.txt"', [at.ws, at.outside, SECRET]);
+          let leaked = 0;
+          const { swaps, outcomes } = await race(kit, at, swapper, async (n) => {
+            const result = await kit.call("read", { path: `${path}/f.txt` }, { actor: `reader-${n}` });
+            if (result.content.includes(SECRET)) leaked++;
+            return result.error?.code ?? "read";
+          });
+          console.log(`${prefix} read race (${what}): ${swaps}, reads ${JSON.stringify(outcomes)}, outside content returned: ${leaked}`);
+          assertEquals(leaked, 0, "reads that returned the outside file");
+        },
+        { readScope: "workspace" },
+      ));
+  }
+
+  for (const [caseName, fn, unsupported] of cases) {
+    if (!confinement.available) skip(caseName, confinement.reason ?? "bubblewrap is unavailable");
+    else if (unsupported) skip(caseName, unsupported);
+    else test(caseName, fn);
+  }
+}

@@ -1,0 +1,39 @@
+// The examples under examples/, run as written (against their scripted models) and type-checked as a user's
+// project would check them, through the package's exports.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, expect, test } from "vitest";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "toolfs-example-"));
+  mkdirSync(join(dir, "src"));
+  writeFileSync(join(dir, "src/app.ts"), "export const retries = 3;\n");
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+const run = (example: string) =>
+  execFileSync(process.execPath, ["--import", "tsx", join(root, "examples", example), dir], { cwd: root, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+
+test("examples/ai-sdk.ts: a ToolLoopAgent greps, reads and edits through the toolfs ToolSet", () => {
+  const output = run("ai-sdk.ts");
+  expect(output).toBe(
+    "[grep] Found 1 match in 1 file.\n[read] 1: export const retries = 3;\n[edit] Edited src/app.ts: replaced 1 occurrence at line 1 (+1 -1 lines).\nretries is now 5 in src/app.ts.\n",
+  );
+  expect(readFileSync(join(dir, "src/app.ts"), "utf8")).toBe("export const retries = 5;\n");
+});
+
+test("examples/openai-agents.ts: an Agent edits through strict function tools and creates a file through apply_patch", () => {
+  expect(run("openai-agents.ts")).toBe("retries is now 5, and CHANGELOG.md records it.\n");
+  expect(readFileSync(join(dir, "src/app.ts"), "utf8")).toBe("export const retries = 5;\n");
+  expect(readFileSync(join(dir, "CHANGELOG.md"), "utf8")).toBe("# Changelog\n\n- retries is now 5\n");
+});
+
+test("the examples (and other code written as a user writes it) type-check against the built package", () => {
+  const tsc = join(root, "node_modules/typescript/bin/tsc");
+  expect(() => execFileSync(process.execPath, [tsc, "-p", "test/consumers.tsconfig.json"], { cwd: root, stdio: "pipe" })).not.toThrow();
+}, 60_000);
