@@ -93,8 +93,11 @@ async function declarations(): Promise<void> {
   }
   if (problems.length > 0) fail(ts, problems);
   for (const [name, source] of Object.entries(entryNames)) {
-    const target = `./${TYPES}/${source.replace(/^\.\//, "").replace(/\.ts$/, ".js")}`;
-    writeFileSync(join(dist, `${name}.d.ts`), `export * from "${target}";\n`);
+    // Entries may be nested (`conformance/node`): the specifier is relative to the entry's own folder.
+    const entry = join(dist, `${name}.d.ts`);
+    const declarations = join(dist, TYPES, source.replace(/^\.\//, "").replace(/\.ts$/, ".js"));
+    const target = relative(dirname(entry), declarations);
+    writeFileSync(entry, `export * from "${target.startsWith(".") ? target : `./${target}`}";\n`);
   }
 }
 
