@@ -31,7 +31,7 @@ export function scriptedModel(): Model {
         type: "function_call",
         callId: "3",
         name: "edit",
-        arguments: JSON.stringify({ path: "src/app.ts", old_string: "retries = 3", new_string: "retries = 5", replace_all: null, sandbox_permissions: null, justification: null }),
+        arguments: JSON.stringify({ path: "src/app.ts", old_string: "retries = 3", new_string: "retries = 5", replace_all: null }),
         status: "completed",
       },
     ],

@@ -1,6 +1,7 @@
 // Regenerates the glob-sampling scenario's pinned files from an in-process run: the transcript and the
-// request header (system prompt and tool schemas). `npm run fixtures:update`; review the diff before committing.
-import { writeFileSync } from "node:fs";
+// request header (system prompt and tool schemas); and the pinned guidance renderings of fixtures/guidance.
+// `npm run fixtures:update`; review the diff before committing.
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {
   codingDir,
@@ -15,6 +16,7 @@ import {
   templateTranscript,
 } from "../test/acp-driver.ts";
 import { codingTree } from "../fixtures/mod.ts";
+import { guidanceDir, PINNED, renderPinned } from "../test/guidance-configs.ts";
 
 const workspace = await scenarioWorkspace();
 try {
@@ -43,3 +45,7 @@ try {
 } finally {
   await coding.dispose();
 }
+
+mkdirSync(guidanceDir, { recursive: true });
+for (const [name, config] of Object.entries(PINNED)) writeFileSync(join(guidanceDir, `${name}.expected.md`), renderPinned(name, config));
+console.log(`wrote ${Object.keys(PINNED).length} renderings in ${guidanceDir}`);

@@ -42,7 +42,28 @@ describe("bash", () => {
     const { runner } = scripted();
     expect(createToolkit({ fs: fs(), runner }).definitions.map((d) => d.name)).toEqual(["read", "write", "edit", "bash"]);
     const without = await createToolkit({ fs: fs(), tools: ["bash"] }).call("bash", { command: "true" });
-    expect([without.error?.code, without.content]).toEqual(["TOOL_FAILED", "bash is not available in this toolkit: no process runner was configured"]);
+    expect([without.error?.code, without.content]).toEqual([
+      "TOOL_UNAVAILABLE",
+      "bash cannot run in this session: no process runner was configured. Nothing was run; tell the user.",
+    ]);
+  });
+
+  test("a runner that cannot stop background jobs: bash says so in the guidance and refuses every command, running nothing", async () => {
+    let gap: string | undefined = "Deno is not permitted to run kill, ps; grant --allow-run=kill,ps as well";
+    const { runner, specs } = scripted("ran");
+    const kit = createToolkit({ fs: fs(), runner: Object.assign(runner, { treeStopGap: () => gap }) });
+    expect(kit.definitions.map((d) => d.name)).toContain("bash");
+    expect(kit.guidance).toContain("bash cannot run in this session: Deno is not permitted to run kill, ps; grant --allow-run=kill,ps as well.");
+    expect(kit.guidance).not.toContain("Background jobs are killed");
+    const refused = await kit.call("bash", { command: "sleep 1000 &" });
+    expect([refused.error?.code, refused.content]).toEqual([
+      "TOOL_UNAVAILABLE",
+      "bash cannot run in this session: Deno is not permitted to run kill, ps; grant --allow-run=kill,ps as well. Nothing was run; tell the user.",
+    ]);
+    expect(specs).toEqual([]);
+    // Asked on every call: once the runner can stop trees, commands run.
+    gap = undefined;
+    expect((await kit.call("bash", { command: "true" })).content).toBe("ran\n[exit code: 0]");
   });
 
   test("without OS confinement, a confining sandbox or a deny list leaves bash out, says why, and refuses it when listed", async () => {

@@ -111,6 +111,15 @@ describe("glob", () => {
     expect(head.content).toMatch(/^archive\/a\.ts\narchive\/b\.ts\narchive\/c\.ts\ndocs\/guide\.md\n\n\(Showing the oldest 4 of 8 paths\./);
   });
 
+  test("a sample that is the oldest page is not called otherwise: one entry is the oldest page; interleaved entries drop the claim", async () => {
+    const oneEntry = ["pkg/a", "pkg/b", "pkg/c", "pkg/d", "pkg/e"];
+    const single = await kit(scripted({ paths: oneEntry }).backend).call("glob", { pattern: "*" });
+    expect(single.content).toBe("pkg/a\npkg/b\npkg/c\npkg/d\n\n(Showing the oldest 4 of 5 paths. Narrow pattern or path to see the rest.)");
+    const interleaved = ["a/1", "b/1", "c/1", "d/1", "a/2", "b/2"];
+    const result = await kit(scripted({ paths: interleaved }).backend).call("glob", { pattern: "*" });
+    expect(result.content).toBe("a/1\nb/1\nc/1\nd/1\n\n(Showing 4 of 6 paths: a sample across all 4 top-level entries. Narrow pattern or path to see the rest.)");
+  });
+
   test("paths under an explicit path are shown from the workspace", async () => {
     const { backend } = scripted({ paths: ["a.ts"] });
     expect((await kit(backend).call("glob", { pattern: "*", path: "src" })).content).toBe("src/a.ts");
@@ -199,6 +208,13 @@ describe("grep", () => {
     const result = await kit(backend).call("grep", { pattern: "." });
     expect(result.content).toContain(`  1: ${"é".repeat(1000)} … [line cut at 2000 bytes]\n`);
     expect(result.content).toContain("  2: [this line is not valid UTF-8; read the file to see it]");
+  });
+
+  test("a cut line that starts with U+FEFF keeps it, as an uncut one does", async () => {
+    const lines = [line(2, `\uFEFF${"x".repeat(3000)}\n`), line(3, "\uFEFFshort\n")];
+    const result = await kit(scripted({ files: [{ path: "f", lines }] }).backend).call("grep", { pattern: "x" });
+    expect(result.content).toContain(`  2: \uFEFF${"x".repeat(1997)} … [line cut at 2000 bytes]\n`);
+    expect(result.content).toContain("  3: \uFEFFshort");
   });
 
   test("the page is the first matches in path order: a later-found file that sorts first displaces the tail", async () => {
@@ -331,7 +347,7 @@ describe("results of any size", () => {
     const [page, footer] = result.content.split("\n\n");
     expect(page?.split("\n")).toEqual(Array.from({ length: 100 }, (_, i) => `e${i}/f${i}`));
     expect(footer).toBe(
-      "(Showing 100 of 1000000 paths: a sample across 100 of 125000 top-level entries, not the oldest 100; narrow path to one entry " +
+      "(Showing 100 of 1000000 paths: a sample across 100 of 125000 top-level entries; narrow path to one entry " +
         "to list it whole. The full list, oldest first, is in spill:glob/1; ask the host for it; the tools cannot open it.)",
     );
     const spilled = spill.get("spill:glob/1") ?? "";
@@ -368,7 +384,7 @@ describe("results of any size", () => {
     // Each line is 6 to 7 bytes: the list passes 100 bytes at its 16th path, and the search stops there.
     expect([glob.seen.stopped, glob.seen.items]).toEqual([true, 16]);
     expect(listed.content).toBe(
-      "e0/f0\ne0/f3\ne1/f1\ne2/f2\n\n(Showing 4 of at least 16 paths: a sample across 3 of at least 3 top-level entries, not the oldest 4. " +
+      "e0/f0\ne0/f3\ne1/f1\ne2/f2\n\n(Showing 4 of at least 16 paths: a sample across 3 of at least 3 top-level entries. " +
         "The search stopped once the full list passed 100 bytes; its first 16 paths, oldest first, are in spill:glob/1; ask the host " +
         "for it; the tools cannot open it. Narrow pattern or path to list the rest.)",
     );
@@ -388,7 +404,7 @@ describe("results of any size", () => {
     const { backend, seen } = streaming({ paths: () => manyPaths(50_000, 7) });
     const result = await kit(backend, { globMaxResults: 10 }).call("glob", { pattern: "*" });
     expect(seen.stopped).toBe(false);
-    expect(result.content).toMatch(/\n\n\(Showing 10 of 50000 paths: a sample across all 7 top-level entries, not the oldest 10\. Narrow pattern or path to see the rest\.\)$/);
+    expect(result.content).toMatch(/\n\n\(Showing 10 of 50000 paths: a sample across all 7 top-level entries\. Narrow pattern or path to see the rest\.\)$/);
   });
 
   test("a store that fails part-way loses the list, not the answer: the counts stay exact", async () => {
@@ -407,7 +423,7 @@ describe("results of any size", () => {
     };
     const { backend } = streaming({ paths: () => manyPaths(1000, 2) });
     const result = await kit(backend, { spill: failing }).call("glob", { pattern: "*" });
-    expect(result.content).toMatch(/\(Showing 4 of 1000 paths: a sample across all 2 top-level entries, not the oldest 4\. The full list could not be saved; /);
+    expect(result.content).toMatch(/\(Showing 4 of 1000 paths: a sample across all 2 top-level entries\. The full list could not be saved; /);
   });
 
   test("a store that falls behind holds the search back", async () => {
@@ -439,7 +455,7 @@ describe("results of any size", () => {
     const { backend } = scripted({ paths: [...manyPaths(5000, 3)] });
     const result = await kit(backend, { spill, globMaxResults: 3 }).call("glob", { pattern: "*" });
     expect(result.content).toBe(
-      "e0/f0\ne1/f1\ne2/f2\n\n(Showing 3 of 5000 paths: a sample across all 3 top-level entries, not the oldest 3. The full list, oldest " +
+      "e0/f0\ne1/f1\ne2/f2\n\n(Showing 3 of 5000 paths: a sample across all 3 top-level entries. The full list, oldest " +
         "first, is in spill:glob/1; ask the host for it; the tools cannot open it.)",
     );
     expect(spill.get("spill:glob/1")?.split("\n").length).toBe(5001);

@@ -3,6 +3,7 @@
 // process runner arrive through AcpRuntime, and the transport through serveAcp's streams.
 import * as acp from "@agentclientprotocol/sdk";
 import {
+  accessWords,
   applyEdit,
   type ApprovalOutcome,
   type ApprovalRequest,
@@ -31,6 +32,8 @@ export interface AcpRuntime {
   provider(cwd: string): FileSystem;
   readonly search: SearchBackend;
   readonly runner: ProcessRunner;
+  /** The user's home directory, for path arguments starting with `~`; without it they are refused. */
+  readonly home?: string;
 }
 
 export interface AcpAgentOptions {
@@ -149,6 +152,7 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
         limits: composition.limits,
         search: runtime.search,
         runner: runtime.runner,
+        ...(runtime.home === undefined ? {} : { home: runtime.home }),
         ...(options.sandbox ? { sandbox: { ...options.sandbox, writableRoots: options.sandbox.writableRoots ?? [], approve } } : {}),
       });
       sessions.set(id, {
@@ -363,13 +367,13 @@ async function approveEscalation(request: ApprovalRequest, session: Session | un
         sessionId: session.id,
         toolCall: {
           toolCallId: asking.callId,
-          title: `${request.tool} ${request.path} with ${request.mode} access: ${request.justification}`,
+          title: `${request.tool} ${request.path} with ${accessWords(request.mode)}: ${request.justification}`,
           kind: "edit",
           status: "pending",
           locations: [{ path: resolvePath(session.cwd, request.path) }],
         },
         options: [
-          { optionId: "allow_once", name: `Allow ${request.mode} access once`, kind: "allow_once" },
+          { optionId: "allow_once", name: `Allow ${accessWords(request.mode)} once`, kind: "allow_once" },
           { optionId: "reject_once", name: "Reject", kind: "reject_once" },
         ],
       },

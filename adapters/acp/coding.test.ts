@@ -179,7 +179,7 @@ describe("permissions", () => {
       expect((await s.prompt()).result).toMatchObject({ stopReason: "end_turn" });
       expect(s.asked).toHaveLength(1);
       expect(s.asked[0]).toMatchObject({
-        toolCall: { title: `write ${target} with full-access access: The user asked for it there.`, locations: [{ path: target }] },
+        toolCall: { title: `write ${target} with full access: The user asked for it there.`, locations: [{ path: target }] },
         options: [{ kind: "allow_once" }, { kind: "reject_once" }],
       });
       expect(readFileSync(target, "utf8")).toBe("x\n");

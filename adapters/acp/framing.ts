@@ -3,7 +3,7 @@
 // Here an over-long line is skipped up to its newline, so the framing recovers, and the message it held is
 // answered as well as its first bytes allow: a request with a JSON-RPC error carrying its id, a response
 // the agent waits for with a stand-in error response (so the waiting call fails instead of hanging), anything
-// else with an error whose id is null (JSON-RPC's answer when the id cannot be read). docs/notes/0013.
+// else with an error whose id is null (JSON-RPC's answer when the id cannot be read). docs/notes/0014.
 
 /** Bytes of an over-long line kept to read its `id`, `method`, `result` or `error` from. */
 export const ENVELOPE_PREFIX_BYTES: number = 64 * 1024;

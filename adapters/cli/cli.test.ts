@@ -83,10 +83,14 @@ describe("runCli", () => {
 
   test("tools and prompt print the definitions and the guidance", async () => {
     const host = memoryHost({});
-    await runCli(["tools", "--sandbox", "workspace-write"], host);
+    await runCli(["tools", "--sandbox", "workspace-write", "--approve", "no"], host);
     const definitions = JSON.parse(host.stdout);
     expect(definitions.map((d: { name: string }) => d.name)).toEqual(["read", "write", "edit"]);
     expect(JSON.stringify(definitions)).toContain("sandbox_permissions");
+    // Nobody to ask (no --approve, no terminal): escalation is not offered at all.
+    const unattended = memoryHost({});
+    await runCli(["tools", "--sandbox", "workspace-write"], unattended);
+    expect(unattended.stdout).not.toContain("sandbox_permissions");
     const prompt = memoryHost({});
     await runCli(["prompt"], prompt);
     expect(prompt.stdout).toContain("read shows");
@@ -127,7 +131,7 @@ describe("runCli", () => {
     expect(no.stdout).toContain("declined");
     const asked = memoryHost({}, ["y"]);
     await runCli([...call, "--sandbox", "workspace-write"], asked);
-    expect(asked.asked[0]).toContain("full-access access to write /etc/x");
+    expect(asked.asked[0]).toContain("the model asks for full access to write /etc/x, for this call only");
     expect(asked.stdout).toContain("Created /etc/x");
   });
 });

@@ -2,6 +2,7 @@
 // would see, or serves an ACP agent on stdio. A thin layer over the public API; everything runtime-specific
 // arrives through CliHost.
 import {
+  accessWords,
   type ApprovalOutcome,
   type ApprovalRequest,
   createFsSpillStore,
@@ -46,7 +47,7 @@ export interface CliHost {
    * list needs it. Without it, bash is not offered under a confining sandbox.
    */
   confinement?(): Promise<ShellConfinement>;
-  /** The user's home directory, for `~` in --deny patterns. */
+  /** The user's home directory: where path arguments starting with `~` start, and `~` in --deny patterns. */
   readonly home?: string;
   /** Asks the person at the terminal, or undefined when nobody can be asked. */
   readonly ask: ((question: string) => Promise<string>) | undefined;
@@ -213,6 +214,7 @@ export async function runCli(argv: readonly string[], host: CliHost): Promise<nu
       ...(search ? { search } : {}),
       ...(search && host.spillDirectory ? { spill: createFsSpillStore(fs, host.spillDirectory) } : {}),
       ...(runner ? { runner } : {}),
+      ...(host.home ? { home: host.home } : {}),
       ...(sandbox ? { sandbox: { ...sandbox, ...approver(parsed, host) } } : {}),
     });
   } catch (error) {
@@ -395,7 +397,7 @@ function approver(parsed: Parsed, host: CliHost): { approve?: (request: Approval
   return {
     approve: async (request) => {
       const reply = await ask(
-        `toolfs: the model asks for ${request.mode} access to ${request.tool} ${request.path}\n` +
+        `toolfs: the model asks for ${accessWords(request.mode)} to ${request.tool} ${request.path}, for this call only\n` +
           `  reason: ${request.justification}\nAllow this once? [y/N] `,
       );
       return /^y(es)?$/i.test(reply.trim()) ? "allowed-once" : "rejected";

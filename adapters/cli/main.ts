@@ -16,8 +16,9 @@ async function realDirectory(path: string): Promise<string | { error: string }> 
     const real = await fsp.realpath(path);
     if (!(await fsp.stat(real)).isDirectory()) return { error: `${path} is not a directory` };
     return real;
-  } catch {
-    return { error: `${path} does not exist` };
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    return { error: code === "EACCES" || code === "EPERM" ? `${path} cannot be opened: permission denied` : `${path} does not exist` };
   }
 }
 
@@ -40,7 +41,7 @@ async function ask(question: string): Promise<string> {
 function acp(): AcpHost {
   const runner = createNodeProcessRunner();
   return {
-    runtime: { provider: (cwd) => createNodeProvider({ cwd }), search: createNodeSearchBackend({ runner }), runner },
+    runtime: { provider: (cwd) => createNodeProvider({ cwd }), search: createNodeSearchBackend({ runner }), runner, home: homedir() },
     readText: (path) => fsp.readFile(path, "utf8"),
     env: (name) => process.env[name],
     stdio() {

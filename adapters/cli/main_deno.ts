@@ -21,9 +21,18 @@ async function realDirectory(path: string): Promise<string | { error: string }> 
     const real = await Deno.realPath(path);
     if (!(await Deno.stat(real)).isDirectory) return { error: `${path} is not a directory` };
     return real;
-  } catch {
+  } catch (error) {
+    // Without --allow-read Deno refuses to look, which says nothing about whether the directory exists.
+    if ((error as { name?: unknown }).name === "NotCapable") return { error: `Deno is not permitted to read ${path}; grant --allow-read` };
     return { error: `${path} does not exist` };
   }
+}
+
+// HOME only when already permitted: asking would stop at a permission prompt; without it `~` is refused plainly.
+function homeOption(): { home?: string } {
+  if (Deno.permissions.querySync({ name: "env", variable: "HOME" }).state !== "granted") return {};
+  const value = Deno.env.get("HOME");
+  return value?.startsWith("/") ? { home: value } : {};
 }
 
 async function provider(backend: "node" | "memory", root: string): Promise<FileSystem> {
@@ -36,7 +45,7 @@ async function provider(backend: "node" | "memory", root: string): Promise<FileS
 function acp(): AcpHost {
   const runner = createDenoProcessRunner();
   return {
-    runtime: { provider: (cwd) => createDenoProvider({ cwd }), search: createDenoSearchBackend({ runner }), runner },
+    runtime: { provider: (cwd) => createDenoProvider({ cwd }), search: createDenoSearchBackend({ runner }), runner, ...homeOption() },
     readText: (path) => Deno.readTextFile(path),
     env(name) {
       try {
@@ -82,6 +91,7 @@ function mcp(tempRoots: readonly string[]): McpHost {
     };
     return {
       tempRoots,
+      ...homeOption(),
       workspace(roots) {
         const key = roots.join("\0");
         let workspace = workspaces.get(key);
@@ -119,6 +129,7 @@ const status = await runCli(Deno.args, {
   realDirectory,
   provider,
   tempRoots,
+  ...homeOption(),
   confinement: () => detectBubblewrap(createDenoProcessRunner()),
   ask: undefined,
   out: (text) => writeAll(Deno.stdout, text),

@@ -1,6 +1,7 @@
 // `toolfs mcp` on Node: the runtime's workspaces, stdio, and the web-standard handler bound to node:http.
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { homedir } from "node:os";
 import process from "node:process";
 import { Readable } from "node:stream";
 import { createEngineBackend, createFsSpillStore, type ProcessRunner } from "../../core/mod.ts";
@@ -60,6 +61,7 @@ function runtime(backend: "node" | "memory", options: NodeMcpHostOptions): McpRu
   };
   return {
     tempRoots: options.tempRoots,
+    home: homedir(),
     workspace(roots) {
       const key = roots.join("\0");
       let workspace = workspaces.get(key);

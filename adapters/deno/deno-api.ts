@@ -57,8 +57,9 @@ export interface DenoChildProcess {
 export type DenoPermissionDescriptor =
   | { name: "run"; command?: string }
   | { name: "env"; variable?: string }
-  | { name: "write"; path?: string }
-  | { name: "ffi"; path?: string };
+  | { name: "read" | "write"; path?: string }
+  | { name: "ffi"; path?: string }
+  | { name: "net" | "sys" };
 
 /** The part of a foreign function's description this adapter uses. */
 export interface DenoForeignFunction {

@@ -17,7 +17,12 @@ export function mapDenoError(error: unknown): FsError {
   if (isFsError(error)) return error;
   const name = (error as { name?: unknown } | null)?.name;
   if (name === "NotCapable") {
-    return new FsError("FS_PERMISSION_DENIED", "Deno's permissions do not allow it", { cause: error });
+    // Deno's message names the flag that would allow it ("run again with the --allow-read flag"); pass that on.
+    const flag = /--allow-[a-z-]+/.exec(error instanceof Error ? error.message : "")?.[0];
+    return new FsError("FS_PERMISSION_DENIED", `Deno's permissions do not allow it${flag ? `; the user can grant ${flag}` : ""}`, {
+      cause: error,
+      details: { errno: "NotCapable", ...(flag ? { flag } : {}) },
+    });
   }
   return errnoError(errnoOf(error) ?? (typeof name === "string" ? byName[name] : undefined), error);
 }

@@ -3,9 +3,9 @@ import {
   createProcessRunner,
   type KillSignal,
   type ProcessDriver,
-  type ProcessError,
   type ProcessExit,
   type ProcessRunner,
+  ProcessError,
   type ProcessRunnerOptions,
   type ProcEntry,
   type ProcIo,
@@ -18,7 +18,7 @@ import {
   type SpawnRequest,
   spawnFailure,
 } from "../../core/mod.ts";
-import { type DenoApi, type DenoChildProcess, type DenoCommandOptions, denoApi } from "./deno-api.ts";
+import { type DenoApi, type DenoChildProcess, type DenoCommandOptions, denoApi, type DenoPermissionDescriptor } from "./deno-api.ts";
 
 export interface DenoProcessRunnerOptions extends ProcessRunnerOptions {
   /**
@@ -69,6 +69,8 @@ class DenoProcessDriver implements ProcessDriver {
   readonly #kill: string | false;
   readonly #ps: string | false;
   #procfs = true;
+  // Set once a spawn found no setsid program: from then on children start without a session of their own.
+  #setsidMissing = false;
   readonly #procIo: ProcIo;
 
   constructor(deno: DenoApi, options: DenoProcessRunnerOptions | undefined) {
@@ -97,6 +99,7 @@ class DenoProcessDriver implements ProcessDriver {
       } catch (error) {
         // Not found with a usable cwd: setsid is missing (from this request's PATH, which Deno searches).
         if (!(await this.#cwdUsable(request)) || (error as { name?: unknown }).name !== "NotFound") throw await this.#failure(request, error);
+        this.#setsidMissing = true;
       }
     }
     try {
@@ -163,6 +166,30 @@ class DenoProcessDriver implements ProcessDriver {
     };
   }
 
+  // A stop reaches a whole tree only with all three parts: a session per child (setsid), a way to signal a
+  // group (Deno.kill, which needs an unscoped --allow-run, or the kill program), and the process table that
+  // shows what is left once the program ends (ps, or /proc under --allow-all). Without the table, background
+  // jobs are never found; without the others, they are not reached.
+  treeStopGap(): string | undefined {
+    if (this.#setsidMissing) {
+      return "no setsid program was found, so a command cannot get a process group of its own; install util-linux setsid";
+    }
+    const forbidden: string[] = [];
+    const off: string[] = [];
+    const need = (option: string | false, name: string) => {
+      if (option === false) off.push(`${name}: false`);
+      else if (!this.#permitted(option)) forbidden.push(option);
+    };
+    need(this.#setsid, "setsid");
+    if (!this.#granted({ name: "run" })) need(this.#kill, "kill");
+    if (!this.#allAccess()) need(this.#ps, "ps");
+    const reasons = [
+      ...(forbidden.length > 0 ? [`Deno is not permitted to run ${forbidden.join(", ")}; grant --allow-run=${forbidden.join(",")} as well`] : []),
+      ...(off.length > 0 ? [`the process runner was created with ${off.join(", ")}`] : []),
+    ];
+    return reasons.length === 0 ? undefined : `stopping the background processes of a command needs setsid, kill and ps: ${reasons.join("; ")}`;
+  }
+
   // Deno lets only an unrestricted process read /proc; otherwise `ps` reads it on our behalf.
   async #table(): Promise<ProcEntry[] | undefined> {
     if (this.#procfs) {
@@ -225,7 +252,11 @@ class DenoProcessDriver implements ProcessDriver {
     return this.#granted({ name: "run", command });
   }
 
-  #granted(descriptor: { name: "run"; command?: string } | { name: "env" }): boolean {
+  #allAccess(): boolean {
+    return (["read", "write", "net", "env", "sys", "run", "ffi"] as const).every((name) => this.#granted({ name }));
+  }
+
+  #granted(descriptor: DenoPermissionDescriptor): boolean {
     try {
       return this.#deno.permissions.querySync(descriptor).state === "granted";
     } catch {
@@ -233,17 +264,25 @@ class DenoProcessDriver implements ProcessDriver {
     }
   }
 
+  // Without read permission the directory cannot be looked at; that is no reason to call it missing.
   async #cwdUsable(request: SpawnRequest): Promise<boolean> {
     if (request.cwd === undefined) return true;
     try {
       return (await this.#deno.stat(request.cwd)).isDirectory;
-    } catch {
-      return false;
+    } catch (error) {
+      return (error as { name?: unknown } | null)?.name === "NotCapable";
     }
   }
 
   async #failure(request: SpawnRequest, error: unknown): Promise<ProcessError> {
     const { name, code } = (error ?? {}) as { name?: unknown; code?: unknown };
+    if (name === "NotCapable") {
+      return new ProcessError(
+        "PROCESS_PERMISSION_DENIED",
+        `Cannot start "${request.command}": Deno is not permitted to run it; grant --allow-run=${request.command}.`,
+        { cause: error, details: { command: request.command, cwd: request.cwd, errno: "NotCapable" } },
+      );
+    }
     const errno = typeof code === "string" ? code : name === "NotFound" ? "ENOENT" : name === "NotCapable" ? "NotCapable" : undefined;
     return spawnFailure(request.command, request.cwd, errno, await this.#cwdUsable(request), error);
   }

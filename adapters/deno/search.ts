@@ -4,6 +4,7 @@ import {
   RIPGREP_MEMORY_LIMIT_BYTES,
   type RipgrepBackendOptions,
   type SearchBackend,
+  SearchError,
   withFallback,
 } from "../../core/mod.ts";
 import { denoApi } from "./deno-api.ts";
@@ -41,8 +42,19 @@ export function createDenoSearchBackend(options?: DenoSearchBackendOptions): Sea
 // Imported on first use: the package throws at import time when its platform binary was not installed, and
 // under Deno when reading npm_config_arch is not permitted.
 async function packagedRipgrep(): Promise<string> {
-  const { rgPath } = await import("@vscode/ripgrep");
-  return rgPath;
+  try {
+    const { rgPath } = await import("@vscode/ripgrep");
+    return rgPath;
+  } catch (error) {
+    // Deno's refusal to read npm_config_arch (or node_modules) is a missing permission, not a missing binary.
+    if ((error as { name?: unknown } | null)?.name !== "NotCapable") throw error;
+    throw new SearchError(
+      "SEARCH_FAILED",
+      `Search is unavailable: Deno's permissions do not allow locating ripgrep (${(error as Error).message}). Tell the user to ` +
+        "run Deno with --allow-env=npm_config_arch and read access to node_modules.",
+      { cause: error, details: { unavailable: true } },
+    );
+  }
 }
 
 // The shell sets RLIMIT_AS on Linux only, and Deno must allow running it.

@@ -101,6 +101,18 @@ describe("tools", () => {
   });
 });
 
+describe("paths", () => {
+  test("~ is the runtime's home directory; without one it is refused, not reported missing", async () => {
+    const runtime = seeded({ "/ws/a.txt": "a\n", "/home/me/.profile": "export A=1\n" });
+    const { client } = await connect({ runtime: { ...runtime, home: "/home/me" }, roots: ["/ws"] });
+    expect(text(await client.callTool({ name: "read", arguments: { path: "~/.profile" } }))).toContain("1: export A=1");
+    const homeless = await connect({ runtime, roots: ["/ws"] });
+    const refused = await homeless.client.callTool({ name: "read", arguments: { path: "~/.profile" } });
+    expect(refused.structuredContent).toEqual({ error: { name: "ToolError", code: "TOOL_INVALID_ARGUMENTS" } });
+    expect(text(refused)).toContain("home directory is not known");
+  });
+});
+
 describe("roots", () => {
   test("several roots are each writable; relative paths start in the first", async () => {
     const runtime = seeded({ "/one/a.txt": "1\n", "/two/b.txt": "2\n" });
@@ -200,7 +212,9 @@ describe("escalation through elicitation", () => {
     });
     const denied = await client.callTool({ name: "write", arguments: outside });
     expect(denied.structuredContent).toEqual({ error: { name: "FsError", code: "FS_SANDBOX_DENIED" } });
-    expect(text(denied)).toContain("retry this exact call once with sandbox_permissions");
+    // A client that cannot be asked is not offered escalation at all: no hint, no fields.
+    if (answer === undefined) expect(text(denied)).not.toContain("sandbox_permissions");
+    else expect(text(denied)).toContain("retry this exact call once with sandbox_permissions");
     const result = await client.callTool({ name: "write", arguments: retry });
     return { result, asked, runtime };
   }
@@ -209,7 +223,7 @@ describe("escalation through elicitation", () => {
     const { result, asked, runtime } = await escalate("allow");
     expect(result.isError).toBeFalsy();
     expect(asked).toHaveLength(1);
-    expect(asked[0]).toContain("full-access access to write /elsewhere/new.txt");
+    expect(asked[0]).toContain("full access to write /elsewhere/new.txt");
     expect(asked[0]).toContain("The user asked for this file there.");
     expect(runtime.volume.readFileSync("/elsewhere/new.txt", "utf8")).toBe("x");
   });
@@ -218,7 +232,7 @@ describe("escalation through elicitation", () => {
     ["refuse", "TOOL_ESCALATION_REJECTED"],
     ["decline", "TOOL_ESCALATION_REJECTED"],
     ["cancel", "TOOL_ESCALATION_CANCELLED"],
-    [undefined, "TOOL_ESCALATION_UNAVAILABLE"],
+    [undefined, "TOOL_INVALID_ARGUMENTS"],
   ] as const)("answer %s gives %s and writes nothing", async ([answer, code]) => {
     const { result, asked, runtime } = await escalate(answer);
     expect(result.structuredContent).toEqual({ error: { name: "ToolError", code } });

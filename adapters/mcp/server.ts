@@ -10,6 +10,7 @@ import {
   type Tool as McpTool,
 } from "@modelcontextprotocol/server";
 import {
+  accessWords,
   type ApprovalOutcome,
   type ApprovalRequest,
   createToolkit,
@@ -52,6 +53,8 @@ export interface McpRuntime {
   realDirectory(path: string): Promise<string | undefined>;
   /** Writable beside the roots under workspace-write: the system's temp directories. */
   readonly tempRoots?: readonly string[];
+  /** The user's home directory, for path arguments starting with `~`; without it they are refused. */
+  readonly home?: string;
 }
 
 export interface ToolfsMcpOptions {
@@ -109,10 +112,10 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
         {
           mode: "form",
           message:
-            `The model asks for ${request.mode} access to ${request.tool} ${request.path}, once.\n` + `Reason it gives: ${request.justification}`,
+            `The model asks for ${accessWords(request.mode)} to ${request.tool} ${request.path}, once.\n` + `Reason it gives: ${request.justification}`,
           requestedSchema: {
             type: "object",
-            properties: { allow: { type: "boolean", title: "Allow this once", description: `${request.tool} ${request.path} with ${request.mode} access` } },
+            properties: { allow: { type: "boolean", title: "Allow this once", description: `${request.tool} ${request.path} with ${accessWords(request.mode)}` } },
             required: ["allow"],
           },
         },
@@ -205,6 +208,7 @@ function build(options: ToolfsMcpOptions, mode: SandboxMode, workspace: McpWorks
     ...(options.limits ? { limits: options.limits } : {}),
     ...(workspace.search ? { search: workspace.search } : {}),
     ...(workspace.spill ? { spill: workspace.spill } : {}),
+    ...(options.runtime.home === undefined ? {} : { home: options.runtime.home }),
     // bash runs outside the fence; a confining sandbox does not offer it (the toolkit would refuse).
     ...(workspace.runner && !confining ? { runner: workspace.runner } : {}),
     sandbox: { mode, writableRoots: [...more, ...(options.runtime.tempRoots ?? [])], ...(approve ? { approve } : {}) },

@@ -40,7 +40,7 @@ describe("createOpenAIAgentsTools", () => {
     const read = tools.find((t) => t.name === "read")!;
     expect(await invoke(read, { path: "a.txt", offset: null, limit: null })).toBe("1: alpha\n\n(End of file: 1 line.)");
     const edit = tools.find((t) => t.name === "edit")!;
-    const edited = await invoke(edit, { path: "a.txt", old_string: "alpha", new_string: "beta", replace_all: null, sandbox_permissions: null, justification: null });
+    const edited = await invoke(edit, { path: "a.txt", old_string: "alpha", new_string: "beta", replace_all: null });
     expect(edited).toContain("Edited a.txt");
   });
 
@@ -60,7 +60,7 @@ describe("createOpenAIAgentsTools", () => {
     const aborted = await invoke(first.find((t) => t.name === "read")!, { path: "a.txt", offset: null, limit: null }, { signal: controller.signal });
     expect(aborted).toMatch(/abort|cancel/i);
     await invoke(first.find((t) => t.name === "read")!, { path: "a.txt", offset: null, limit: null });
-    const refused = await invoke(second.find((t) => t.name === "write")!, { path: "a.txt", content: "x", sandbox_permissions: null, justification: null });
+    const refused = await invoke(second.find((t) => t.name === "write")!, { path: "a.txt", content: "x" });
     expect(refused).toContain("has not been read");
   });
 });

@@ -45,6 +45,17 @@ export const errorsGroup: ConformanceGroup = {
       },
     },
     {
+      name: "a path through a regular file names that file as the segment that is not a directory",
+      async run({ provider, probe }) {
+        await probe.writeFile("sub/x.txt", "x");
+        for (const path of ["sub/x.txt/y", "sub/x.txt/y/z.txt"]) {
+          const error = await assertRejectsCode(provider.resolve(path), "FS_NOT_FOUND");
+          assertEquals(error.details.notDirectory, under(probe.root, "sub/x.txt"), path);
+          assert(error.message.includes(`"${under(probe.root, "sub/x.txt")}" is a file`), error.message);
+        }
+      },
+    },
+    {
       name: "a path that is not a string is a TypeError",
       async run({ provider }) {
         await assertThrowsType(() => provider.resolve(42 as unknown as string), TypeError);

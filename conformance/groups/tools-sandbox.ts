@@ -97,9 +97,9 @@ export const toolsSandboxGroup: ConformanceGroup = {
       },
     },
     {
-      name: "a confining sandbox advertises the escalation fields on write and edit only",
+      name: "a confining sandbox with an approver advertises the escalation fields on write and edit only",
       async run(subject) {
-        const kit = fenced(subject, "read-only");
+        const kit = fenced(subject, "read-only", async () => "rejected");
         const byName = Object.fromEntries(kit.definitions.map((d) => [d.name, JSON.stringify(d.inputSchema)]));
         includes(byName.write ?? "", '"sandbox_permissions"', '"justification"', '"workspace-write"', '"full-access"');
         includes(byName.edit ?? "", '"sandbox_permissions"');
@@ -121,13 +121,27 @@ export const toolsSandboxGroup: ConformanceGroup = {
       },
     },
     {
-      name: "rejected, cancelled and unapprovable escalations are distinct errors that change nothing",
+      name: "without an approver, nothing offers escalation: no fields, no retry hint, the fields are unknown arguments",
       async run(subject) {
         const outside = `${subject.probe.outside}/x.txt`;
-        const cases: [((r: ApprovalRequest) => Promise<ApprovalOutcome>) | undefined, string][] = [
+        for (const mode of ["read-only", "workspace-write"] as const) {
+          const kit = fenced(subject, mode);
+          excludes(JSON.stringify(kit.definitions), "sandbox_permissions");
+          excludes(kit.guidance, "ask");
+          const refused = await fails(kit, "write", { path: outside, content: "x" }, "FS_SANDBOX_DENIED");
+          excludes(refused.content, "[escalation]", "sandbox_permissions", "the user will be asked");
+          await fails(kit, "write", { path: outside, content: "x", sandbox_permissions: "full-access", justification: "Needed." }, "TOOL_INVALID_ARGUMENTS");
+        }
+        assertEquals(await subject.probe.list(subject.probe.outside), []);
+      },
+    },
+    {
+      name: "rejected and cancelled escalations are distinct errors that change nothing",
+      async run(subject) {
+        const outside = `${subject.probe.outside}/x.txt`;
+        const cases: [(r: ApprovalRequest) => Promise<ApprovalOutcome>, string][] = [
           [async () => "rejected", "TOOL_ESCALATION_REJECTED"],
           [async () => "cancelled", "TOOL_ESCALATION_CANCELLED"],
-          [undefined, "TOOL_ESCALATION_UNAVAILABLE"],
         ];
         for (const [approve, code] of cases) {
           const kit = fenced(subject, "workspace-write", approve);

@@ -98,6 +98,63 @@ export const toolsToolkitGroup: ConformanceGroup = {
       },
     },
     {
+      name: "errors name paths as successes do: relative inside the workspace, absolute outside, and the failing part",
+      async run(subject) {
+        await subject.probe.writeFile("sub/x.txt", "x\n");
+        await subject.probe.mkdir("d");
+        const kit = toolkit(subject);
+        const through = await fails(kit, "read", { path: "sub/x.txt/y.txt" }, "FS_NOT_FOUND");
+        includes(through.content, '"sub/x.txt/y.txt"', '"sub/x.txt" is a file');
+        const written = await fails(kit, "write", { path: "sub/x.txt/new/y.txt", content: "y" }, "FS_NOT_FOUND");
+        includes(written.content, '"sub/x.txt" is a file');
+        const directory = await fails(kit, "write", { path: "d", content: "x" }, "FS_NOT_REGULAR_FILE");
+        includes(directory.content, '"d"');
+        for (const result of [through, written, directory]) excludes(result.content, subject.probe.root);
+        const outside = await fails(kit, "read", { path: `${subject.probe.outside}/missing.txt` }, "FS_NOT_FOUND");
+        includes(outside.content, `"${subject.probe.outside}/missing.txt"`);
+      },
+    },
+    {
+      name: "a leading ~ is the home directory the host gave; without one it is refused, never reported missing",
+      async run(subject) {
+        await subject.probe.writeFile("home/.profile", "export A=1\n");
+        await subject.probe.writeFile("~/literal.txt", "a directory named ~\n");
+        await subject.probe.writeFile("~$draft.txt", "a name starting with ~\n");
+        const home = `${subject.probe.root}/home`;
+        const kit = toolkit(subject, { home });
+        includes((await ok(kit, "read", { path: "~/.profile" })).content, "1: export A=1");
+        assertEquals((await ok(kit, "read", { path: "~/.profile" })).meta.path, "home/.profile");
+        await ok(kit, "write", { path: "~/new.txt", content: "n\n" });
+        assertEquals(new TextDecoder().decode(await subject.probe.readFile("home/new.txt")), "n\n");
+        includes((await ok(kit, "read", { path: "./~/literal.txt" })).content, "a directory named ~");
+        includes((await ok(kit, "read", { path: "~$draft.txt" })).content, "a name starting with ~");
+        includes((await fails(kit, "read", { path: "~other/.profile" }, "TOOL_INVALID_ARGUMENTS")).content, "absolute path");
+        const unknown = await fails(toolkit(subject), "read", { path: "~/.profile" }, "TOOL_INVALID_ARGUMENTS");
+        includes(unknown.content, "home directory is not known");
+        excludes(unknown.content, "no such file");
+        await fails(toolkit(subject), "write", { path: "~/x.txt", content: "x" }, "TOOL_INVALID_ARGUMENTS");
+        assertEquals(await subject.probe.list("~"), ["literal.txt"]);
+      },
+    },
+    {
+      name: "an error's advice names only tools that are registered",
+      async run(subject) {
+        await subject.probe.mkdir("dir");
+        const kit = toolkit(subject, { tools: ["read", "edit"], ...(subject.search ? { search: subject.search } : {}) });
+        const directory = await fails(kit, "read", { path: "dir" }, "FS_NOT_REGULAR_FILE");
+        includes(directory.content, "read a file inside it");
+        excludes(directory.content, "glob", "bash");
+        await fails(kit, "read", { path: "gone.txt" }, "FS_NOT_FOUND");
+        excludes((await fails(kit, "edit", { path: "gone.txt", old_string: "a", new_string: "b" }, "FS_NOT_FOUND")).content, "write");
+        if (subject.search) {
+          const withGlob = toolkit(subject, { tools: ["read", "glob"], search: subject.search });
+          const found = await fails(withGlob, "read", { path: "dir" }, "FS_NOT_REGULAR_FILE");
+          includes(found.content, "find files in it with glob");
+          excludes(found.content, "bash");
+        }
+      },
+    },
+    {
       name: "a failure result carries the error's name and code",
       async run(subject) {
         const result = await toolkit(subject).call("read", { path: "missing.txt" });

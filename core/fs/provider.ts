@@ -100,9 +100,31 @@ class CoreFileSystem implements FileSystem {
   async resolve(path: string, options?: FsResolveOptions): Promise<FsTarget> {
     throwIfAborted(options?.signal);
     const displayPath = this.#absolute(path, options?.cwd);
-    const canonical = await this.#canonical(displayPath, "resolve", displayPath);
+    let canonical: Canonical;
+    try {
+      canonical = await this.#canonical(displayPath, "resolve", displayPath);
+    } catch (error) {
+      // #canonical fails FS_NOT_FOUND only for a path through something that is not a directory.
+      throw isFsError(error, "FS_NOT_FOUND") ? ((await this.#throughNonDirectory(displayPath, error)) ?? error) : error;
+    }
     throwIfAborted(options?.signal, displayPath);
     return { key: canonical.path as FsTargetKey, displayPath };
+  }
+
+  // Names the segment that is not a directory ("/ws/sub/x.txt" in "/ws/sub/x.txt/y"), so the fix is obvious.
+  async #throughNonDirectory(displayPath: string, cause: FsError): Promise<FsError | undefined> {
+    for (let end = displayPath.indexOf("/", 1); end !== -1; end = displayPath.indexOf("/", end + 1)) {
+      const ancestor = displayPath.slice(0, end);
+      const stat = await this.#driver.stat(ancestor).catch(() => undefined);
+      if (stat && stat.type !== "directory") {
+        const what = stat.type === "file" ? "a file, not a directory" : "not a directory";
+        return new FsError("FS_NOT_FOUND", `Cannot resolve "${displayPath}": "${ancestor}" is ${what}`, {
+          cause,
+          details: { ...cause.details, path: displayPath, notDirectory: ancestor },
+        });
+      }
+    }
+    return undefined;
   }
 
   async stat(target: FsTarget, options?: FsSignalOptions): Promise<FsInfo | undefined> {

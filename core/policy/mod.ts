@@ -12,6 +12,7 @@ export type { ReadAccess } from "./access.ts";
 export { DenyList } from "./deny.ts";
 export type { DenyListOptions } from "./deny.ts";
 export {
+  accessWords,
   checkReadable,
   DEFAULT_PROTECTED_PATHS,
   isWiderMode,

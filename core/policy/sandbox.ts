@@ -29,6 +29,14 @@ export function widerModes(mode: SandboxMode): SandboxMode[] {
   return SANDBOX_MODES.filter((m) => isWiderMode(m, mode));
 }
 
+/**
+ * The access a mode grants, in words for the person asked to approve it: "full access", "workspace-write
+ * access" (a bare `${mode} access` would read "full-access access").
+ */
+export function accessWords(mode: SandboxMode): string {
+  return mode === "full-access" ? "full access" : `${mode} access`;
+}
+
 /** The line every sandbox refusal starts with, so a model (and a UI) can recognise one. */
 export function sandboxMarker(mode: SandboxMode): string {
   return `[sandbox: ${mode}]`;

@@ -4,7 +4,9 @@
 import { completeUtf8Prefix, concatBytes } from "../text/utf8.ts";
 import type { OutputSink } from "./types.ts";
 
-const decoder = new TextDecoder();
+// Output is shown as the program wrote it: a U+FEFF at the start of the output, or of the kept tail, is a
+// character of that output, not a byte-order mark to drop.
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 export interface BoundedCollectorOptions {
   /** Bytes kept from the start; later output is only counted. */

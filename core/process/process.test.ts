@@ -65,6 +65,18 @@ describe("HeadTailCollector", () => {
     expect(collector.text((n) => `<${n}>`)).toBe("abc<6>jklm");
   });
 
+  test("a U+FEFF at the start of the output or of the kept tail is kept", () => {
+    const whole = new HeadTailCollector({ headBytes: 8, tailBytes: 8 });
+    whole.write(utf8("\uFEFFbom"));
+    expect(whole.text()).toBe("\uFEFFbom");
+    const cut = new HeadTailCollector({ headBytes: 4, tailBytes: 4 });
+    cut.write(utf8("\uFEFFa-middle-\uFEFFz"));
+    expect(cut.text((n) => `<${n}>`)).toBe("\uFEFFa<8>\uFEFFz");
+    const bounded = new BoundedCollector({ maxBytes: 16 });
+    bounded.write(utf8("\uFEFFx"));
+    expect(bounded.text()).toBe("\uFEFFx");
+  });
+
   test("output within the budget comes back whole, without a marker", () => {
     const collector = new HeadTailCollector({ headBytes: 3, tailBytes: 4 });
     collector.write(utf8("abcd"));

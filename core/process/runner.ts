@@ -50,6 +50,7 @@ export function createProcessRunner(driver: ProcessDriver, options?: ProcessRunn
       }
       return new Supervision(child, spec, graceMs, timeoutMs).result();
     },
+    ...(driver.treeStopGap ? { treeStopGap: () => driver.treeStopGap!() } : {}),
   };
 }
 

@@ -54,6 +54,13 @@ export interface ProcessResult {
 /** Runs argv processes; see {@link ProcessSpec}. Rejects only with a ProcessError, when nothing could start. */
 export interface ProcessRunner {
   run(spec: ProcessSpec): Promise<ProcessResult>;
+  /**
+   * Why a stop (a timeout, an abort, or the end of a program whose background jobs still run) might not reach
+   * every process the program started, in a sentence that names the fix; undefined when it reaches them all.
+   * A runner without this method claims that it does. Asked before each bash command, so that a runner that
+   * cannot keep that promise is refused rather than silently weakened.
+   */
+  treeStopGap?(): string | undefined;
 }
 
 export type KillSignal = "SIGTERM" | "SIGKILL";
@@ -95,4 +102,6 @@ export interface SpawnedProcess {
  */
 export interface ProcessDriver {
   spawn(request: SpawnRequest): Promise<SpawnedProcess>;
+  /** See {@link ProcessRunner.treeStopGap}; absent when the driver always reaches the whole tree. */
+  treeStopGap?(): string | undefined;
 }

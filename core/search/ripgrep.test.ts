@@ -11,7 +11,7 @@ import {
   type ProcessSpec,
   ripgrepFilesArgs,
   ripgrepGrepArgs,
-  type SearchError,
+  SearchError,
 } from "../mod.ts";
 import { parseFilesOutput, parseGrepJson } from "./ripgrep.ts";
 
@@ -152,6 +152,19 @@ describe("running ripgrep", () => {
     }
     expect(located()).toBe(1);
     expect(specs).toEqual([]);
+  });
+
+  test("a locator that says why with a SearchError is passed on as it is, without the advice to reinstall", async () => {
+    const own = new SearchError("SEARCH_FAILED", "Search is unavailable: grant --allow-env=npm_config_arch", { details: { unavailable: true } });
+    const { backend } = scripted({}, () => {
+      throw own;
+    });
+    expect(await failure(backend.files({ cwd: "/w" }))).toBe(own);
+  });
+
+  test("a path that starts with U+FEFF keeps it, also as the first line of the output", async () => {
+    const { backend } = scripted({ stdout: "\uFEFFfirst.txt\n\uFEFFsecond.txt\n" });
+    expect((await backend.files({ cwd: "/w" })).paths).toEqual(["\uFEFFfirst.txt", "\uFEFFsecond.txt"]);
   });
 
   test("a ripgrep that cannot be started fails SEARCH_FAILED with the runner's error as the cause", async () => {

@@ -21,7 +21,7 @@ import type {
 } from "./backend.ts";
 import { precheckGlobs } from "./engine/overrides.ts";
 import { NUL_BANNED } from "./engine/regex/ban.ts";
-import { SearchError } from "./errors.ts";
+import { isSearchError, SearchError } from "./errors.ts";
 import { checkPatternSize, SEARCH_MAX_OUTPUT_BYTES } from "./limits.ts";
 import { collectMatches, collectPaths, GrepCollector } from "./stream.ts";
 
@@ -92,6 +92,8 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
     try {
       binary = await locate();
     } catch (error) {
+      // A locator that knows why (a runtime permission, say) has said so; "reinstall" would send the user astray.
+      if (isSearchError(error)) throw error;
       throw new SearchError(
         "SEARCH_FAILED",
         `Search is unavailable: ripgrep could not be found (${messageOf(error)}). glob and grep cannot run on this installation; tell the user that reinstalling toolfs with its optional dependencies brings ripgrep back.`,
@@ -447,7 +449,8 @@ export class GrepJsonParser {
  * `ready`, so a consumer that falls behind holds ripgrep back (its pipe fills) instead of piling up output.
  */
 class LineSink implements OutputSink {
-  readonly #decoder = new TextDecoder();
+  // A U+FEFF at the start of the output is the first character of a path, not a byte-order mark.
+  readonly #decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   readonly #max: number;
   readonly #onLine: (line: string) => "stop" | void;
   readonly #ready: (() => Promise<void> | undefined) | undefined;

@@ -46,6 +46,14 @@ describe("applyEdit", () => {
     expect(error.message).toContain("lines 2, 4, 5");
   });
 
+  test("occurrences sharing a line name that line once", () => {
+    const same = failure(() => edit("a a a\nb\n", "a", "c"));
+    expect(same.message).toContain("old_string occurs 3 times (all on line 1).");
+    const mixed = failure(() => edit("a a\nb\na\n", "a", "c"));
+    expect(mixed.message).toContain("old_string occurs 3 times (on lines 1, 3).");
+    expect(mixed.details).toMatchObject({ count: 3, lines: [1, 1, 3] });
+  });
+
   test("an empty old_string is refused", () => {
     expect(failure(() => edit("abc", "", "x")).code).toBe("FS_EDIT_NOT_FOUND");
   });

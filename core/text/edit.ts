@@ -51,10 +51,13 @@ export function applyEdit(text: string, request: EditRequest): EditResult {
   if (starts.length === 0) throw notFound(view, needle, path);
   const lines = lineNumbers(view, starts);
   if (starts.length > 1 && !request.replaceAll) {
-    const listed = lines.slice(0, LISTED_LINES).join(", ") + (lines.length > LISTED_LINES ? ", …" : "");
+    // Several occurrences can share a line; each line is named once.
+    const distinct = [...new Set(lines)];
+    const listed = distinct.slice(0, LISTED_LINES).join(", ") + (distinct.length > LISTED_LINES ? ", …" : "");
+    const where = distinct.length === 1 ? `all on line ${listed}` : `on lines ${listed}`;
     throw new FsError(
       "FS_AMBIGUOUS_EDIT",
-      `Cannot edit "${path}": old_string occurs ${starts.length} times (lines ${listed}). Include more surrounding ` +
+      `Cannot edit "${path}": old_string occurs ${starts.length} times (${where}). Include more surrounding ` +
         "text to pick one, or set replace_all to change every occurrence",
       { details: { path, count: starts.length, lines } },
     );

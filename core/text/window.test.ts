@@ -96,6 +96,16 @@ describe("readWindow", () => {
     expect((await failure(Uint8Array.of(0xef, 0xbb))).details.reason).toBe("invalid-utf8");
   });
 
+  test("a U+FEFF that starts a later line is text, shown as it is", async () => {
+    for (const size of [1, 3, 1 << 16]) {
+      const result = await window("\uFEFFfirst\n\uFEFFsecond\n\uFEFF\n", {}, size);
+      expect(result.bom).toBe(true);
+      expect(result.lines.map((l) => l.text)).toEqual(["first", "\uFEFFsecond", "\uFEFF"]);
+      const windowed = await window("one\n\uFEFFtwo\n", { offset: 2 }, size);
+      expect([windowed.bom, windowed.lines.map((l) => l.text)]).toEqual([false, ["\uFEFFtwo"]]);
+    }
+  });
+
   test("lines outside the window are not decoded", async () => {
     const bytes = Uint8Array.of(...utf8("ok\n"), 0xff, 0xfe, 0x0a, ...utf8("fine\n"));
     const result = await window(bytes, { offset: 3 });

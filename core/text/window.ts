@@ -53,7 +53,9 @@ class LineWindow {
   readonly #options: WindowOptions;
   readonly #keepBytes: number;
   readonly #sniffBytes: number;
-  readonly #decoder = new TextDecoder("utf-8", { fatal: true });
+  // Each line is decoded on its own, and a decoder that honoured byte-order marks would drop a U+FEFF that
+  // starts any line; only the file's first bytes can be a byte-order mark, and #start removes that one.
+  readonly #decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   readonly #lines: WindowLine[] = [];
   #lineNumber = 1;
   #position = 0;

@@ -34,6 +34,7 @@ export function bashTool(env: ToolEnv): Tool<BashArgs> {
       })
       .strict(),
     guidance:
+      unavailable(env) ??
       "Check the last line of a bash result, [exit code: N]: anything but 0 means the command failed. Background " +
       "jobs are killed when the command exits or times out." +
       (env.bashSandbox ? ` bash commands run ${env.bashSandbox}` : ""),
@@ -41,8 +42,17 @@ export function bashTool(env: ToolEnv): Tool<BashArgs> {
   };
 }
 
+// Why no command can run, in the words the guidance and every refused call use; undefined when bash works.
+function unavailable(env: ToolEnv): string | undefined {
+  if (!env.runner) return "bash cannot run in this session: no process runner was configured.";
+  const gap = env.runner.treeStopGap?.();
+  return gap === undefined ? undefined : `bash cannot run in this session: ${gap}.`;
+}
+
+// Asked again on every call: a runner's abilities (Deno's permissions) can change while the toolkit lives.
 function runnerOf(env: ToolEnv): ProcessRunner {
-  if (!env.runner) throw new ToolError("TOOL_FAILED", "bash is not available in this toolkit: no process runner was configured");
+  const why = unavailable(env);
+  if (why !== undefined || !env.runner) throw new ToolError("TOOL_UNAVAILABLE", `${why} Nothing was run; tell the user.`);
   return env.runner;
 }
 

@@ -19,28 +19,33 @@ export function editTool(env: ToolEnv): Tool<EditArgs> {
   return {
     name: "edit",
     mutates: true,
+    sequenced: true,
     description:
-      "Replace exact text in a file read in this session. old_string must match the file exactly (CRLF and LF " +
-      "are treated alike) and occur once, unless replace_all is true. Everything else in the file stays byte for byte.",
+      `Replace exact text in a file${env.ledger ? " read in this session" : ""}. old_string must match the file exactly ` +
+      "(CRLF and LF are treated alike) and occur once, unless replace_all is true. Everything else in the file stays byte for byte.",
     schema: z
       .object({
         path: z.string().min(1).describe("File path, absolute or relative to the working directory"),
-        old_string: z.string().min(1).describe("Exact text to replace, copied from read output without the line numbers"),
+        old_string: z
+          .string()
+          .min(1)
+          .describe(env.has("read") ? "Exact text to replace, copied from read output without the line numbers" : "Exact text to replace"),
         new_string: z.string().describe("Replacement text; empty deletes old_string"),
         replace_all: z.boolean().optional().describe("Replace every occurrence (default false)"),
       })
       .strict()
       .refine((args) => args.old_string !== args.new_string, { message: "old_string and new_string are identical; nothing would change" }),
     guidance:
-      "edit replaces old_string with new_string literally. Copy old_string from read output without the \"N: \" " +
-      "prefix, keeping tabs and spaces exactly; include enough lines to make it unique or set replace_all.",
+      "edit replaces old_string with new_string literally. " +
+      (env.has("read") ? 'Copy old_string from read output without the "N: " prefix, keeping' : "Keep") +
+      " tabs and spaces exactly; include enough lines to make it unique or set replace_all.",
     run: (args, call) => runEdit(env, args, call),
   };
 }
 
 async function runEdit(env: ToolEnv, args: EditArgs, call: CallContext): Promise<ToolOutput> {
   const { fs, ledger, limits } = env;
-  const target = await fs.resolve(args.path, { cwd: call.cwd, signal: call.signal });
+  const target = call.target ?? (await fs.resolve(args.path, { cwd: call.cwd, signal: call.signal }));
   const shown = shownPath(target.displayPath, call.workspace);
   const seen = ledger?.observed(call.actor, target.key);
   if (ledger && !seen) {
@@ -49,7 +54,7 @@ async function runEdit(env: ToolEnv, args: EditArgs, call: CallContext): Promise
     });
   }
   if (seen?.kind === "absent") {
-    throw new FsError("FS_NOT_FOUND", `Cannot edit "${shown}": it did not exist when last read; create it with write`, {
+    throw new FsError("FS_NOT_FOUND", `Cannot edit "${shown}": it did not exist when last read${env.has("write") ? "; create it with write" : ""}`, {
       details: { path: target.displayPath },
     });
   }
@@ -85,6 +90,11 @@ async function runEdit(env: ToolEnv, args: EditArgs, call: CallContext): Promise
   try {
     written = await fs.write(target, encodeEdit(bytes, bom, result), { guard, signal: call.signal, fence: call.fence });
   } catch (error) {
+    // The provider words its refusals as a write's; this call is an edit.
+    if (isFsError(error, "FS_STALE_VERSION") && error.message.startsWith("Cannot write ")) {
+      const message = `Cannot edit ${error.message.slice("Cannot write ".length)}`;
+      throw explainWriteFailure(new FsError("FS_STALE_VERSION", message, { cause: error, details: error.details }), shown, guard);
+    }
     throw explainWriteFailure(error, shown, guard);
   }
   ledger?.record(call.actor, target.key, { kind: "present", version: written.version });

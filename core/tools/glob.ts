@@ -105,7 +105,10 @@ async function runGlob(env: ToolEnv, args: GlobArgs, call: CallContext): Promise
   if (total <= cap) return { content: root.displayLines(listing.head) + note, meta: meta(listing.head) };
 
   const sample = listing.sample();
-  const flat = sample !== undefined && sample.flat;
+  // One entry, or entries that are all files: round robin picks the head, so the page is the plain oldest one.
+  const flat = sample !== undefined && (sample.flat || (sample.entriesExact && sample.entriesTotal === 1));
+  // Entries that interleave by age can also give the oldest paths; then "not the oldest" would be false.
+  const oldest = sample !== undefined && !flat && isOldestPage(sample.paths, listing.head);
   const page = sample && !flat ? sample.paths : listing.head;
   const saved = await listing.spill.finish();
   const atLeast = stopped ? "at least " : "";
@@ -127,7 +130,8 @@ async function runGlob(env: ToolEnv, args: GlobArgs, call: CallContext): Promise
         ? `all ${sample.entriesTotal} top-level entries`
         : `${sample.entriesShown} of ${exact ? "" : "at least "}${sample.entriesTotal} top-level entries`;
     const narrow = narrowed ? "; narrow path to one entry to list it whole" : "";
-    head = `Showing ${page.length} of ${atLeast}${total} paths: a sample across ${entries}, not the oldest ${page.length}${narrow}.`;
+    const notOldest = oldest ? "" : `, not the oldest ${page.length}`;
+    head = `Showing ${page.length} of ${atLeast}${total} paths: a sample across ${entries}${notOldest}${narrow}.`;
   } else {
     head = `Showing the oldest ${page.length} of ${atLeast}${total} paths.`;
   }
@@ -189,4 +193,10 @@ class GlobListing implements ResultSink<string> {
   ready(): Promise<void> | undefined {
     return this.spill.ready();
   }
+}
+
+// True when `page` holds the same paths as the first `page.length` of `head` (the oldest), in any order.
+function isOldestPage(page: readonly string[], head: readonly string[]): boolean {
+  const oldest = new Set(head.slice(0, page.length));
+  return page.every((path) => oldest.has(path));
 }

@@ -261,7 +261,7 @@ function meta(matches: readonly Match[], total: number, maxBytes: number): Recor
 }
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 // The matched line without its terminator, cut to `maxBytes` on a character boundary.
 function preview(data: SearchData, maxBytes: number): string {

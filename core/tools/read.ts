@@ -22,6 +22,7 @@ export function readTool(env: ToolEnv): Tool<ReadArgs> {
   return {
     name: "read",
     mutates: false,
+    sequenced: true,
     description:
       `Read a UTF-8 text file. Lines come numbered as "N: text"; at most ${readLines} lines per call, long lines cut. ` +
       "Use offset and limit to page through large files.",
@@ -34,14 +35,14 @@ export function readTool(env: ToolEnv): Tool<ReadArgs> {
       .strict(),
     guidance:
       `read shows a text file as numbered lines ("N: text"), up to ${readLines} per call; the footer says how to ` +
-      "continue. Read a file before changing it.",
+      `continue.${env.ledger && (env.has("write") || env.has("edit")) ? " Read a file before changing it." : ""}`,
     run: (args, call) => runRead(env, args, call),
   };
 }
 
 async function runRead(env: ToolEnv, args: ReadArgs, call: CallContext): Promise<ToolOutput> {
   const { fs, limits, ledger } = env;
-  const target = await fs.resolve(args.path, { cwd: call.cwd, signal: call.signal });
+  const target = call.target ?? (await fs.resolve(args.path, { cwd: call.cwd, signal: call.signal }));
   call.access?.check(target);
   const shown = shownPath(target.displayPath, call.workspace);
   const offset = args.offset ?? 1;
@@ -205,13 +206,8 @@ function editDistance(a: string, b: string, limit: number): number {
 
 function notAFile(env: ToolEnv, shown: string, cause: FsError): FsError {
   const directory = cause.details.type === "directory" || /directory/.test(cause.message);
-  const next = directory
-    ? env.has("bash")
-      ? "list it with bash (ls), or find files in it with glob"
-      : env.has("glob")
-        ? "find files in it with glob"
-        : "read a file inside it"
-    : "only regular files can be read";
+  const ways = [...(env.has("bash") ? ["list it with bash (ls)"] : []), ...(env.has("glob") ? ["find files in it with glob"] : [])];
+  const next = directory ? (ways.length > 0 ? ways.join(", or ") : "read a file inside it") : "only regular files can be read";
   const what = directory ? "a directory" : "not a regular file";
   return new FsError("FS_NOT_REGULAR_FILE", `Cannot read "${shown}": it is ${what}; ${next}`, { cause, details: cause.details });
 }

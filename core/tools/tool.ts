@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { FileSystem, FsFence } from "../fs/types.ts";
+import type { FileSystem, FsFence, FsTarget } from "../fs/types.ts";
 import { relativeWithin } from "../fs/paths.ts";
 import type { ReadAccess } from "../policy/access.ts";
 import type { ObservationLedger } from "../policy/ledger.ts";
@@ -69,7 +69,7 @@ export interface ToolEnv {
   readonly limits: ToolLimits;
   /** The read-before-write ledger; absent when the toolkit runs without that policy. */
   readonly ledger: ObservationLedger | undefined;
-  /** Whether a tool of that name is registered, for advice that names only tools the model has. */
+  /** Whether a tool of that name is registered and can run, for advice that names only tools the model can use. */
   has(name: string): boolean;
   /** Runs glob and grep; undefined when the toolkit has no search. */
   readonly search: SearchBackend | undefined;
@@ -95,6 +95,8 @@ export interface CallContext {
   readonly fence: FsFence | undefined;
   /** What this call may read, when the sandbox limits reads (a read scope or a deny list). */
   readonly access?: ReadAccess | undefined;
+  /** The call's `path`, already resolved by the toolkit (for sequenced tools), so it is resolved only once. */
+  readonly target?: FsTarget;
 }
 
 export interface ToolOutput {
@@ -111,6 +113,11 @@ export interface Tool<Args = never> {
   readonly guidance: string;
   /** Publishes through the fence (write, edit): gets sandbox escalation fields when the fence confines. */
   readonly mutates: boolean;
+  /**
+   * Reads or records what the ledger knows about its `path` (read, write, edit): one actor's calls of such
+   * tools on one file run one at a time, in arrival order.
+   */
+  readonly sequenced?: boolean;
   run(args: Args, call: CallContext): Promise<ToolOutput>;
 }
 

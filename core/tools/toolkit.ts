@@ -1,11 +1,13 @@
 import { z } from "zod";
 import { boundMessage, quoteInput } from "../errors/mod.ts";
 import { FsError, isFsError, throwIfAborted } from "../fs/errors.ts";
-import { isAbsolutePath, resolvePath } from "../fs/paths.ts";
-import type { FileSystem } from "../fs/types.ts";
+import { KeyedLock } from "../fs/lock.ts";
+import { isAbsolutePath, relativeWithin, resolvePath } from "../fs/paths.ts";
+import type { FileSystem, FsTarget } from "../fs/types.ts";
 import { readAccess } from "../policy/access.ts";
 import { ObservationLedger } from "../policy/ledger.ts";
 import {
+  accessWords,
   isWiderMode,
   type ReadScope,
   resolveSandbox,
@@ -28,7 +30,7 @@ import { editTool } from "./edit.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
 import { readTool } from "./read.ts";
-import { type CallContext, DEFAULT_LIMITS, inputJsonSchema, type Tool, type ToolEnv, type ToolLimits } from "./tool.ts";
+import { type CallContext, DEFAULT_LIMITS, inputJsonSchema, shownPath, type Tool, type ToolEnv, type ToolLimits } from "./tool.ts";
 import { type ToolCallOptions, type ToolDefinition, ToolError, type ToolResult } from "./types.ts";
 import { writeTool } from "./write.ts";
 
@@ -52,7 +54,7 @@ export interface SandboxOptions {
   readonly mode: SandboxMode;
   /** Writable in workspace-write mode; defaults to the toolkit's workspace. */
   readonly workspaceRoot?: string;
-  /** Further writable roots, such as the system's temp directories. */
+  /** Further writable roots, such as the system's temp directories; the guidance names them. */
   readonly writableRoots?: readonly string[];
   /**
    * Where read, glob and grep may look (and what a confined bash sees): `"anywhere"` (default), or
@@ -66,7 +68,7 @@ export interface SandboxOptions {
    * (a name at any depth), `~/.ssh` or `/abs/path`; relative ones with a `/` start at the workspace.
    */
   readonly deny?: readonly string[];
-  /** What `~` stands for in deny patterns. */
+  /** What `~` stands for in deny patterns; defaults to the toolkit's `home`. */
   readonly home?: string;
   /**
    * Read-only even inside a writable root, besides `.git` (always protected): names (for that name in every
@@ -80,7 +82,10 @@ export interface SandboxOptions {
    * offered under read-only or workspace-write, nor with a deny list or the workspace read scope.
    */
   readonly confinement?: ShellConfinement;
-  /** Asked when the model retries a denied write with a wider mode. Without it, such retries fail. */
+  /**
+   * Asked when the model retries a denied write with a wider mode. Without it, the model is not offered
+   * escalation at all: write and edit get no `sandbox_permissions` field and refusals no retry hint.
+   */
   readonly approve?: (request: ApprovalRequest) => Promise<ApprovalOutcome>;
 }
 
@@ -119,9 +124,17 @@ export interface ToolkitOptions {
   readonly overCap?: "sample" | "head";
   /**
    * Runs bash on the host; without it bash is not registered by default. Under a confining sandbox (or a deny
-   * list) its commands run inside `sandbox.confinement`, and without an available one bash is not offered.
+   * list) its commands run inside `sandbox.confinement`, and without an available one bash is not offered. A
+   * runner that cannot stop the background jobs of a command (its `treeStopGap` says why) leaves bash registered
+   * but refusing every command, saying why.
    */
   readonly runner?: ProcessRunner;
+  /**
+   * The user's home directory (absolute). A path argument `~` or `~/…` starts there, as in a shell; without
+   * it such a path is refused (TOOL_INVALID_ARGUMENTS) rather than looked up as a name in the working
+   * directory. A file literally named `~` is reached as `./~`. Also what `~` means in `sandbox.deny`.
+   */
+  readonly home?: string;
 }
 
 export interface Toolkit {
@@ -156,8 +169,11 @@ interface Escalation {
 class ToolkitImpl implements Toolkit {
   readonly #fs: FileSystem;
   readonly #workspace: string;
+  readonly #home: string | undefined;
   readonly #sandbox: SandboxOptions | undefined;
   readonly #policy: SandboxPolicy | undefined;
+  // Per actor, the calls on one file in arrival order (see #inOrder). Entries live while calls are queued.
+  readonly #order = new Map<unknown, KeyedLock>();
   readonly #tools = new Map<string, Registered>();
   // Per actor: the last write or edit the sandbox refused, the only call an escalation may retry.
   readonly #denied = new Map<unknown, { tool: string; key: string }>();
@@ -168,9 +184,12 @@ class ToolkitImpl implements Toolkit {
   constructor(options: ToolkitOptions) {
     this.#fs = options.fs;
     this.#workspace = options.workspace ? absolute(options.workspace, "workspace") : options.fs.cwd;
+    const home = options.home ?? options.sandbox?.home;
+    this.#home = home === undefined ? undefined : absolute(home, "home");
     this.#sandbox = options.sandbox;
     const sandbox = options.sandbox;
-    this.#policy = sandbox && sandboxPolicy({ ...sandbox, workspace: sandbox.workspaceRoot ?? this.#workspace });
+    this.#policy =
+      sandbox && sandboxPolicy({ ...sandbox, workspace: sandbox.workspaceRoot ?? this.#workspace, ...(this.#home === undefined ? {} : { home: sandbox.home ?? this.#home }) });
     const limits = { ...DEFAULT_LIMITS, ...options.limits };
     for (const [key, value] of Object.entries(limits)) {
       if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`limits.${key} must be a positive integer, got ${String(value)}`);
@@ -197,7 +216,9 @@ class ToolkitImpl implements Toolkit {
       fs: options.fs,
       limits,
       ledger: options.policy === "none" ? undefined : new ObservationLedger(),
-      has: (name) => (names as readonly string[]).includes(name),
+      // Advice names only tools that can act: glob and grep need a backend, and bash a runner that can stop
+      // the background jobs of a command (otherwise it refuses every command).
+      has: (name) => (names as readonly string[]).includes(name) && usable(name, options.search, runner),
       search: options.search,
       spill: options.spill,
       overCap: options.overCap ?? "sample",
@@ -207,7 +228,7 @@ class ToolkitImpl implements Toolkit {
     const factories = { read: readTool, write: writeTool, edit: editTool, glob: globTool, grep: grepTool, bash: bashTool } as const;
     for (const name of names) {
       const tool = factories[name](env) as unknown as Tool<Record<string, unknown>>;
-      const schema = tool.mutates && confining ? withEscalation(tool.schema, this.#sandbox!.mode) : tool.schema;
+      const schema = tool.mutates && confining && this.#sandbox!.approve ? withEscalation(tool.schema, this.#sandbox!.mode) : tool.schema;
       this.#tools.set(name, {
         tool,
         schema,
@@ -215,7 +236,7 @@ class ToolkitImpl implements Toolkit {
       });
     }
     this.definitions = [...this.#tools.values()].map((r) => r.definition);
-    this.guidance = this.#guidance(confining);
+    this.guidance = this.#guidance(confining, options.search !== undefined);
   }
 
   async call(name: string, args: unknown, options?: ToolCallOptions): Promise<ToolResult> {
@@ -230,24 +251,83 @@ class ToolkitImpl implements Toolkit {
       if (!parsed.success) throw invalidArguments(name, parsed.error);
       throwIfAborted(options?.signal);
       const { sandbox_permissions, justification, ...toolArgs } = parsed.data as Record<string, unknown>;
-      // Resolved per call, as the fence always was; a read needs them only when the sandbox limits reads.
-      const policy = this.#policy;
-      const limitsReads = policy !== undefined && (policy.readScope === "workspace" || !policy.deny.empty);
-      const rules = policy && (registered.tool.mutates || limitsReads) ? await resolveSandbox(this.#fs, policy, options?.signal) : undefined;
-      const call: CallContext = {
-        signal: options?.signal,
-        cwd: options?.cwd === undefined ? this.#workspace : absolute(options.cwd, "cwd"),
-        workspace: this.#workspace,
-        actor: options?.actor ?? DEFAULT_ACTOR,
-        fence: undefined,
-        access: rules && readAccess(this.#fs, rules),
-      };
-      if (!registered.tool.mutates || !rules) return await this.#run(registered.tool, toolArgs, call);
+      if (typeof toolArgs.path === "string") toolArgs.path = this.#expandHome(toolArgs.path);
+      const tool = registered.tool;
+      const signal = options?.signal;
+      const cwd = options?.cwd === undefined ? this.#workspace : absolute(options.cwd, "cwd");
+      const actor = options?.actor ?? DEFAULT_ACTOR;
       const escalation = sandbox_permissions === undefined ? undefined : { mode: sandbox_permissions as SandboxMode, justification: String(justification) };
-      return await this.#runFenced(registered.tool, toolArgs, call, escalation, rules);
+      const dispatch = async (target: FsTarget | undefined): Promise<ToolResult> => {
+        // Resolved per call, as the fence always was; a read needs them only when the sandbox limits reads.
+        const policy = this.#policy;
+        const limitsReads = policy !== undefined && (policy.readScope === "workspace" || !policy.deny.empty);
+        const rules = policy && (tool.mutates || limitsReads) ? await resolveSandbox(this.#fs, policy, signal) : undefined;
+        const call: CallContext = {
+          signal,
+          cwd,
+          workspace: this.#workspace,
+          actor,
+          fence: undefined,
+          access: rules && readAccess(this.#fs, rules),
+          ...(target ? { target } : {}),
+        };
+        if (!tool.mutates || !rules) return await this.#run(tool, toolArgs, call);
+        return await this.#runFenced(tool, toolArgs, call, escalation, rules);
+      };
+      if (!tool.sequenced) return await dispatch(undefined);
+      // Nothing has waited yet, so the queue is entered in the order the calls arrived.
+      return await this.#inOrder(String(toolArgs.path), { cwd, actor, signal }, dispatch);
     } catch (error) {
-      return failure(error);
+      return failure(error, this.#workspace);
     }
+  }
+
+  /**
+   * Runs one actor's calls on one file one at a time, in arrival order, so each is judged against the ledger
+   * state the previous one left: a model that reads a file and sends three edits at once gets all three
+   * applied, where concurrent calls would each compare the version it read with the version its sibling
+   * just wrote and fail as stale. Other actors' calls (and outside changes) are not queued here, so they still
+   * meet the version guard. The queue is keyed first by the path as spelled, which is known without waiting
+   * and so keeps arrival order, then by the canonical key, so that aliases of one file queue together too.
+   * The target resolved for the second key is the one the tool uses: a call resolves its path once.
+   */
+  async #inOrder<T>(
+    path: string,
+    call: { readonly cwd: string; readonly actor: unknown; readonly signal: AbortSignal | undefined },
+    work: (target: FsTarget) => Promise<T>,
+  ): Promise<T> {
+    let lock = this.#order.get(call.actor);
+    if (!lock) this.#order.set(call.actor, (lock = new KeyedLock()));
+    const queue = lock;
+    try {
+      return await queue.run(`path:${resolvePath(call.cwd, path)}`, async () => {
+        const target = await this.#fs.resolve(path, { cwd: call.cwd, signal: call.signal });
+        return await queue.run(`key:${target.key}`, () => work(target));
+      });
+    } finally {
+      if (queue.size === 0 && this.#order.get(call.actor) === queue) this.#order.delete(call.actor);
+    }
+  }
+
+  // `~` and `~/…` start at the home directory, as a shell and other agents' tools read them. `~name/…` (another
+  // user's home) cannot be known here and is refused; a bare `~name` without a slash is an ordinary file name.
+  #expandHome(path: string): string {
+    if (path !== "~" && !path.startsWith("~/")) {
+      if (/^~[^/]+\//.test(path)) {
+        throw new ToolError(
+          "TOOL_INVALID_ARGUMENTS",
+          `path ${JSON.stringify(path)}: only ~ and ~/ are expanded (to your home directory); give another user's files as an absolute path, or write ./${path} for a directory named that way`,
+        );
+      }
+      return path;
+    }
+    if (this.#home === undefined) {
+      throw new ToolError(
+        "TOOL_INVALID_ARGUMENTS",
+        `path ${JSON.stringify(path)} starts with ~, but the home directory is not known in this session; give an absolute path, or ./${path} if ~ is a name in the working directory`,
+      );
+    }
+    return path === "~" ? this.#home : `${this.#home}${path.slice(1)}`;
   }
 
   async #run(tool: Tool<Record<string, unknown>>, args: Record<string, unknown>, call: CallContext): Promise<ToolResult> {
@@ -265,7 +345,7 @@ class ToolkitImpl implements Toolkit {
     rules: SandboxRules,
   ): Promise<ToolResult> {
     const sandbox = this.#sandbox as SandboxOptions;
-    const target = await this.#fs.resolve(String(args.path), { cwd: call.cwd, signal: call.signal });
+    const target = call.target ?? (await this.#fs.resolve(String(args.path), { cwd: call.cwd, signal: call.signal }));
     // A write shows the bytes it replaces (its diff), so it may reach only what may be read.
     call.access?.check(target, "write");
     let mode = sandbox.mode;
@@ -301,8 +381,9 @@ class ToolkitImpl implements Toolkit {
       this.#denied.set(call.actor, { tool: tool.name, key: target.key });
       const wider = widerModes(mode);
       const choices = wider.length === 1 ? `"${wider[0]}"` : `${wider.map((m) => `"${m}"`).join(" or ")} (the narrowest that suffices)`;
+      // Only when someone can answer: telling the model "the user will be asked" with no approver is false.
       const hint =
-        wider.length === 0 || escalation
+        wider.length === 0 || escalation || !sandbox.approve
           ? ""
           : `\n[escalation] If this write is necessary, retry this exact call once with sandbox_permissions set to ${choices} ` +
             "and a one-sentence justification; the user will be asked.";
@@ -320,7 +401,7 @@ class ToolkitImpl implements Toolkit {
     if (outcome === "cancelled") {
       throw new ToolError("TOOL_ESCALATION_CANCELLED", "The approval request was cancelled; nothing was changed");
     }
-    throw new ToolError("TOOL_ESCALATION_REJECTED", `The user declined ${escalation.mode} access for this call; nothing was changed. Do not retry it`);
+    throw new ToolError("TOOL_ESCALATION_REJECTED", `The user declined ${accessWords(escalation.mode)} for this call; nothing was changed. Do not retry it`);
   }
 
   // bash under the sandbox: each command runs inside bubblewrap, in the view the current rules give (resolved
@@ -355,17 +436,27 @@ class ToolkitImpl implements Toolkit {
     return `sandboxed: ${parts.join("; ")}.`;
   }
 
-  #guidance(confining: boolean): string {
-    const parts = [...this.#tools.values()].map((r) => r.tool.guidance);
+  #guidance(confining: boolean, searching: boolean): string {
+    // A listed glob or grep without a backend fails every call; its guidance says so instead of how it works.
+    const parts = [...this.#tools.values()].map((r) =>
+      (r.tool.name === "glob" || r.tool.name === "grep") && !searching
+        ? `${r.tool.name} cannot run in this session: no search backend was configured.`
+        : r.tool.guidance,
+    );
     const policy = this.#policy;
     if (confining && [...this.#tools.values()].some((r) => r.tool.mutates)) {
-      const mode = this.#sandbox!.mode;
-      parts.push(
-        mode === "read-only"
-          ? "Writes are refused in this session (read-only sandbox)."
-          : "Writes outside the workspace and temp directories are refused (workspace-write sandbox), and so are writes to .git" +
-              `${policy && policy.protectedPaths.length > 0 ? ` and ${policy.protectedPaths.join(", ")}` : ""}.`,
-      );
+      const sandbox = this.#sandbox!;
+      // The roots as the fence resolves them (against the provider's cwd): the workspace root (the workspace
+      // unless set apart) and whatever further roots the host passed, which need not be temp directories.
+      const roots = [sandbox.workspaceRoot ?? this.#workspace, ...(sandbox.writableRoots ?? [])].map((root) => {
+        const path = resolvePath(this.#fs.cwd, root);
+        return path === this.#workspace ? "the workspace" : shownPath(path, this.#workspace);
+      });
+      const guarded = [...new Set([".git", ...(policy?.protectedPaths ?? [])])];
+      const where =
+        sandbox.mode === "read-only" ? "refuses every write" : `refuses writes outside ${listed([...new Set(roots)])}, and to ${listed(guarded)}`;
+      const unless = sandbox.approve ? "; a refusal says how to ask the user to allow one call" : "";
+      parts.push(`The ${sandbox.mode} sandbox ${where}${unless}.`);
     }
     const readers = [...this.#tools.keys()].filter((name) => ["read", "glob", "grep"].includes(name));
     if (policy && readers.length > 0 && policy.readScope === "workspace") {
@@ -411,9 +502,37 @@ function absolute(path: string, what: string): string {
   return resolvePath("/", path);
 }
 
-function failure(error: unknown): ToolResult {
+function usable(name: string, search: SearchBackend | undefined, runner: ProcessRunner | undefined): boolean {
+  if (name === "glob" || name === "grep") return search !== undefined;
+  if (name === "bash") return runner !== undefined && runner.treeStopGap?.() === undefined;
+  return true;
+}
+
+// "a", "a and b", "a, b and c".
+function listed(items: readonly string[]): string {
+  return items.length <= 1 ? (items[0] ?? "") : `${items.slice(0, -1).join(", ")} and ${items.at(-1)}`;
+}
+
+/**
+ * The message with each quoted absolute path its details name, when inside the workspace, shown relative to
+ * it as success messages show paths. Messages come from layers that know no workspace (the provider, the
+ * process runner); the details say which quoted strings are paths, so nothing else is rewritten.
+ */
+function relativeMessage(message: string, details: Record<string, unknown>, workspace: string): string {
+  const paths = Object.values(details).filter((value): value is string => typeof value === "string" && isAbsolutePath(value));
+  paths.sort((a, b) => b.length - a.length);
+  let out = message;
+  for (const path of paths) {
+    const inside = relativeWithin(workspace, path);
+    if (inside !== undefined) out = out.replaceAll(`"${path}"`, `"${inside}"`);
+  }
+  return out;
+}
+
+function failure(error: unknown, workspace: string): ToolResult {
   if (isFsError(error) || isSearchError(error) || isProcessError(error) || error instanceof ToolError) {
-    return { content: error.message, isError: true, meta: {}, error: { name: error.name, code: error.code } };
+    const content = relativeMessage(error.message, error.details as Record<string, unknown>, workspace);
+    return { content, isError: true, meta: {}, error: { name: error.name, code: error.code } };
   }
   const message = error instanceof Error ? error.message : String(error);
   return {

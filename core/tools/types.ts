@@ -21,7 +21,10 @@ export interface ToolCallOptions {
   readonly actor?: unknown;
 }
 
-/** The codes of the toolkit's own failures (bad arguments, escalation outcomes, a cancelled command). */
+/**
+ * The codes of the toolkit's own failures (bad arguments, escalation outcomes, a cancelled command, a tool
+ * that cannot run in this configuration).
+ */
 export const TOOL_ERROR_CODES = [
   "TOOL_UNKNOWN",
   "TOOL_INVALID_ARGUMENTS",
@@ -29,6 +32,7 @@ export const TOOL_ERROR_CODES = [
   "TOOL_ESCALATION_CANCELLED",
   "TOOL_ESCALATION_UNAVAILABLE",
   "TOOL_ABORTED",
+  "TOOL_UNAVAILABLE",
   "TOOL_FAILED",
 ] as const;
 

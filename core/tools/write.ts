@@ -17,9 +17,11 @@ export function writeTool(env: ToolEnv): Tool<WriteArgs> {
   return {
     name: "write",
     mutates: true,
+    sequenced: true,
     description:
-      "Create a file or replace its whole content (UTF-8). Replacing an existing file requires having read it in this " +
-      "session, unchanged since. An existing file keeps its line-ending style and byte-order mark.",
+      "Create a file or replace its whole content (UTF-8). " +
+      (env.ledger ? "Replacing an existing file requires having read it in this session, unchanged since. " : "") +
+      "An existing file keeps its line-ending style and byte-order mark.",
     schema: z
       .object({
         path: z.string().min(1).describe("File path, absolute or relative to the working directory"),
@@ -27,7 +29,8 @@ export function writeTool(env: ToolEnv): Tool<WriteArgs> {
       })
       .strict(),
     guidance:
-      "write creates a file or replaces all of it; to replace an existing file, read it first. Use edit to change part of a file.",
+      `write creates a file or replaces all of it${env.ledger ? "; to replace an existing file, read it first" : ""}.` +
+      (env.has("edit") ? " Use edit to change part of a file." : ""),
     run: (args, call) => runWrite(env, args, call),
   };
 }
@@ -42,7 +45,7 @@ interface Previous {
 
 async function runWrite(env: ToolEnv, args: WriteArgs, call: CallContext): Promise<ToolOutput> {
   const { fs, ledger } = env;
-  const target = await fs.resolve(args.path, { cwd: call.cwd, signal: call.signal });
+  const target = call.target ?? (await fs.resolve(args.path, { cwd: call.cwd, signal: call.signal }));
   const shown = shownPath(target.displayPath, call.workspace);
   const guard: FsWriteGuard | undefined = ledger?.writeGuard(call.actor, target.key);
   const previous = guard?.kind === "createIfAbsent" ? undefined : await inspectPrevious(env, target, shown, call);

@@ -2,7 +2,7 @@
 // have printed. The engine's work is synchronous between its awaits, and a provider's promises settle as
 // microtasks, so without help a timer (a timeout, an abort scheduled by the host) could not run until the
 // whole search was over. The engine therefore reports its work here (`pace`) and pauses on a macrotask
-// every few milliseconds of it (docs/notes/0013-bounded-search.md).
+// every few milliseconds of it (docs/notes/0014-bounded-search.md).
 import type { ResultSink, SearchScope } from "../backend.ts";
 import { SearchError } from "../errors.ts";
 import { SEARCH_MAX_OUTPUT_BYTES } from "../limits.ts";

@@ -6,7 +6,7 @@
 //
 // Matching runs in time linear in the path length, whatever the glob: the tokens become a small automaton
 // (a Thompson NFA over bytes) that is run as a lazily built DFA, as globset's regex engine does. A
-// backtracking RegExp needed exponential time for globs such as `*a*a*a*a*a*a*a*a*a*a*c` (docs/notes/0013).
+// backtracking RegExp needed exponential time for globs such as `*a*a*a*a*a*a*a*a*a*a*c` (docs/notes/0014).
 import { encodeUtf8 } from "../../text/mod.ts";
 
 /** A glob that does not parse; `message` is globset's wording for the reason. */
