@@ -45,14 +45,14 @@ async function vitest(): Promise<Tally> {
 // lets only --allow-all read /proc); the process tests run bash (which also starts bwrap for the confined-shell
 // tests, so Deno needs no grant of its own for it), and those listen on 127.0.0.1 to show the sandbox has no
 // network. The race group starts python3 (test/swap.py) and Deno itself (its writers); --allow-ffi lets the
-// Deno adapter publish through libc's openat family (docs/notes/0009).
+// Deno adapter publish through libc's openat family (docs/notes/0009); sh sets ripgrep's memory limit.
 async function denoTest(): Promise<Tally> {
   const rgPath = await import("@vscode/ripgrep").then(
     (module) => module.rgPath,
     () => undefined,
   );
   const report = join(scratch, "deno.xml");
-  const programs = [rgPath, "setsid", "kill", "ps", "bash", "python3", realpathSync(bin("deno"))].filter((name) => name !== undefined).join(",");
+  const programs = [rgPath, "setsid", "kill", "ps", "bash", "sh", "python3", realpathSync(bin("deno"))].filter((name) => name !== undefined).join(",");
   const exit = await run(
     bin("deno"),
     [

@@ -2,7 +2,7 @@
 // for Deno. Trees are seeded through the conformance probe; FIFOs and the check that no ripgrep survives go
 // through bash, run by the runner under test, so this file stays runtime-neutral.
 import { assert, assertEquals, type Subject } from "../conformance/mod.ts";
-import { BoundedCollector, isSearchError, type ProcessRunner, type SearchBackend, type SearchErrorCode } from "../core/mod.ts";
+import { BoundedCollector, createEngineBackend, isSearchError, type ProcessRunner, type SearchBackend, type SearchErrorCode } from "../core/mod.ts";
 
 type Register = (name: string, fn: () => Promise<void>) => void;
 
@@ -78,6 +78,28 @@ export function registerRipgrepCases(test: Register, prefix: string, options: Ri
     await code(search.files({ cwd, globs: [{ glob: "[z-a]" }] }), "SEARCH_INVALID_PATTERN", "an invalid glob");
   });
 
+  withSubject("pathological globs: ripgrep's limits are refused up front with the engine's message; the rest agree", async ({ probe, provider }, search) => {
+    const cwd = probe.root;
+    const engine = createEngineBackend(provider);
+    await probe.writeFile("a".repeat(40), "x\n");
+    await probe.writeFile("b.txt", "x\n");
+    const failure = async (work: Promise<unknown>) =>
+      work.then(
+        () => "succeeded",
+        (e: unknown) => (isSearchError(e) ? `${e.code}: ${e.message}` : String(e)),
+      );
+    for (const glob of [`${"{".repeat(2000)}a${"}".repeat(2000)}`, `${"{".repeat(250)}a${"}".repeat(250)}`, "*".repeat(200_000), "?".repeat(70_000)]) {
+      const rg = await failure(search.files({ cwd, globs: [{ glob }] }));
+      assert(rg.startsWith("SEARCH_INVALID_PATTERN: "), `ripgrep backend, glob of ${glob.length}: ${rg.slice(0, 200)}`);
+      assertEquals(rg, await failure(engine.files({ cwd, globs: [{ glob }] })), `same refusal for a glob of ${glob.length}`);
+      assertEquals(await failure(search.grep({ cwd, pattern: "x", globs: [{ glob }] })), rg, "grep include");
+    }
+    for (const glob of ["*".repeat(10_000), `${"{".repeat(248)}b.txt${"}".repeat(248)}`, `${"*a".repeat(10)}*c`, `${"*a".repeat(10)}*`]) {
+      const listed = (await search.files({ cwd, globs: [{ glob }] })).paths;
+      assertEquals([...(await engine.files({ cwd, globs: [{ glob }] })).paths].sort(), [...listed].sort(), `same paths for a glob of ${glob.length}`);
+    }
+  });
+
   withSubject("with no path, ripgrep walks its cwd rather than reading stdin", async ({ probe }, search) => {
     await probe.writeFile("d/a.txt", "alpha\n");
     const result = await search.grep({ cwd: probe.root, pattern: "alpha" });
@@ -114,6 +136,24 @@ export function registerRipgrepCases(test: Register, prefix: string, options: Ri
     const binary = await search.grep({ cwd: probe.root, pattern: "alpha", globs: [{ glob: "late.txt" }] });
     assertEquals(binary.files[0]?.binaryOffset, 70_000, "binary offset");
     assertEquals(binary.files[0]?.lines.length, 1, "lines before the NUL's window");
+  });
+
+  withSubject("a 40 MB line of matches stops ripgrep at its memory limit, with a message that says so", async ({ probe }, search) => {
+    // Unlimited, ripgrep builds the whole JSON message of the line first: about 4 GiB for one 50 MB line of
+    // matches. Under the 512 MiB address-space limit the allocation fails and ripgrep aborts at once.
+    const marker = unique();
+    await probe.writeFile(`${marker}.txt`, `${"x".repeat(40_000_000)}\n`);
+    const error = await search.grep({ cwd: probe.root, pattern: "x" }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    assert(isSearchError(error, "SEARCH_FAILED"), `expected SEARCH_FAILED, got ${String(error)}`);
+    assert(error.message.startsWith("The search was stopped: ripgrep needed more than 512 MiB of memory."), error.message);
+    assertEquals(await running(options.runner, marker, probe.root), [], "ripgrep processes left");
+    // A file that fits is searched as before, a long line included.
+    await probe.writeFile(`${marker}.txt`, `${"a".repeat(5_000_000)}x\n`);
+    const found = await search.grep({ cwd: probe.root, pattern: "x$" });
+    assertEquals(found.files.map((f) => f.lines[0]?.submatches[0]?.start), [5_000_000], "the match on a 5 MB line");
   });
 
   withSubject("raw output over the budget fails SEARCH_RAW_OUTPUT_OVERFLOW and leaves no ripgrep running", async ({ probe }, search) => {

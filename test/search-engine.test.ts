@@ -1,5 +1,7 @@
 // The search engine's behaviour beyond the differential cases: budgets, path arguments, decoding,
 // ripgrep's line-buffer windows, explicit files. Expected values were taken from ripgrep 15.0.0.
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { Volume } from "memfs";
 import { describe, expect, test } from "vitest";
 import { createMemoryProvider } from "../adapters/memory/mod.ts";
@@ -76,9 +78,45 @@ describe("budgets", () => {
     expect(listed).toBe(3);
   });
 
+  test("an abort scheduled on a timer stops a long search: the engine pauses on a macrotask while it works", async () => {
+    // 16 MB through the Pike VM (`\\b{end}` has no re2js program) would take seconds. The engine pauses on a
+    // timer at the latest after 8 MiB of work; the abort was scheduled on a timer before that, so it runs
+    // first and the search ends with SEARCH_ABORTED. A search that never paused would return its matches.
+    const backend = engine({ "big.txt": lines(160_000, 100, "word more words") });
+    const controller = new AbortController();
+    const search = backend.grep({ cwd: "/w", pattern: "\\w+\\b{end}", signal: controller.signal });
+    setTimeout(() => controller.abort(), 0);
+    await rejects(search, "SEARCH_ABORTED");
+  });
+
   test("a deadline fails SEARCH_ABORTED", async () => {
     await rejects(engine(tree).files({ cwd: "/w", timeoutMs: 0 }), "SEARCH_ABORTED");
     await rejects(engine(tree).grep({ cwd: "/w", pattern: "alpha", timeoutMs: 0 }), "SEARCH_ABORTED");
+  });
+
+  test("a 30 MB line of matches fails SEARCH_RAW_OUTPUT_OVERFLOW in a 128 MiB heap: lines and submatches are charged as they are built", () => {
+    // Before, every submatch of the line was built (30 million objects) and only then charged; with no cap
+    // set there was no limit at all. The search runs in a child with a small heap, so running out of memory
+    // fails the case instead of the test run.
+    const root = fileURLToPath(new URL("..", import.meta.url));
+    const script = `
+      const { Volume } = await import("memfs");
+      const { createMemoryProvider } = await import(${JSON.stringify(`${root}adapters/memory/mod.ts`)});
+      const { createEngineBackend } = await import(${JSON.stringify(`${root}core/mod.ts`)});
+      const volume = new Volume();
+      volume.mkdirSync("/w", { recursive: true });
+      volume.writeFileSync("/w/x.txt", Buffer.alloc(30_000_000, "x"));
+      const backend = createEngineBackend(createMemoryProvider({ volume, cwd: "/w" }));
+      for (const request of [{}, { maxOutputBytes: 20_000_000 }, { paths: ["x.txt"] }, { pattern: "x+?" }]) {
+        const outcome = await backend.grep({ cwd: "/w", pattern: "x", ...request }).then(() => "ok", (e) => e.code ?? String(e));
+        console.log(outcome);
+      }`;
+    const child = spawnSync(process.execPath, ["--max-old-space-size=128", "--import", "tsx", "--input-type=module", "-e", script], {
+      cwd: root,
+      encoding: "utf8",
+    });
+    expect(child.stderr).toBe("");
+    expect(child.stdout.trim().split("\n")).toEqual(Array(4).fill("SEARCH_RAW_OUTPUT_OVERFLOW"));
   });
 
   test("output beyond the cap fails SEARCH_RAW_OUTPUT_OVERFLOW; within it the search succeeds", async () => {

@@ -216,6 +216,7 @@ describe("the differential cases hold for the rg binary", () => {
           .map((f) => `${f.path}: ${f.lines.map((l) => `L${l.lineNumber}@${l.absoluteOffset}${l.lineIsBytes ? "B" : ""}[${l.submatches.map((m) => `${m.start}-${m.end}${m.isBytes ? "B" : ""}`).join(",")}]`).join(" ")}${f.binaryOffset === undefined ? "" : ` bin=${f.binaryOffset}`}`)
           .join("\n");
       }
+      if (c.kind === "grep" && (c.nothingSearched === true) !== out.stderr.includes("No files were searched")) got += ` stderr ${out.stderr}`;
       if (out.status !== c.exit || got !== want) failures.push(`${c.id} ${c.command}: exit ${out.status}\n  rg:       ${got}\n  expected: ${want}`);
     }
     expect(failures).toEqual([]);
@@ -323,6 +324,75 @@ describe.sequential("random trees and globs against rg --files --sort=modified",
   }
 });
 
+describe("globs nested near ripgrep's limit against rg --files", () => {
+  // ripgrep writes each glob as a regex and fails past regex-syntax's nest limit with only "error parsing
+  // pattern 0"; the engine counts the same levels and refuses the same globs (with a message that says why).
+  const wrap = (r: ReturnType<typeof random>, inner: string): string => {
+    switch (r.int(6)) {
+      case 0:
+        return `{${inner}}`;
+      case 1:
+        return `{${inner},b}`;
+      case 2:
+        return `{a${inner}}`;
+      case 3:
+        return `{a${inner},b}`;
+      case 4:
+        return `{[ab]${inner},,}`;
+      default:
+        return `{é${inner}}`;
+    }
+  };
+  const INNER = ["a", "ab", "*", "?", "[ab]", "[é]", "[a-é]", "a/**/b", "**", "é", "{,}", "x/**", "[!a]*"];
+
+  test("the same globs are accepted and refused", async () => {
+    const r = random(SEED + 30_000);
+    const m = materialize(new Map([["a", new TextEncoder().encode("x\n")]]), ["a"]);
+    const differences: string[] = [];
+    let refusedByRg = 0;
+    for (let q = 0; q < 60; q++) {
+      let glob = r.pick(INNER);
+      const levels = 60 + r.int(200);
+      for (let i = 0; i < levels; i++) glob = wrap(r, glob);
+      glob = r.pick(["", "/", "*", "src/", "**/"]) + glob;
+      const caseInsensitive = r.chance(0.2);
+      const want = rg(m.root, ["--files", caseInsensitive ? "--iglob" : "-g", glob]);
+      const rgRefused = want.status === 2 && /error parsing pattern \d+/.test(want.stderr);
+      if (want.status === 2 && !rgRefused) throw new Error(`unexpected rg failure: ${want.stderr}`);
+      refusedByRg += rgRefused ? 1 : 0;
+      let engineRefused = false;
+      try {
+        await m.backend.files({ cwd: "/w", globs: [{ glob, caseInsensitive }] });
+      } catch (error) {
+        if (!isSearchError(error, "SEARCH_INVALID_PATTERN") || error.details.tooDeep !== true) throw error;
+        engineRefused = true;
+      }
+      if (engineRefused !== rgRefused) differences.push(`${caseInsensitive ? "--iglob" : "-g"} ${glob}: rg ${rgRefused ? "refused" : "accepted"} it`);
+    }
+    expect(differences).toEqual([]);
+    // Both outcomes occur, so the boundary itself is tested.
+    expect(refusedByRg).toBeGreaterThan(10);
+    expect(refusedByRg).toBeLessThan(50);
+  });
+
+  test("an ignore file with a line past the limit is dropped whole, as ripgrep drops it", async () => {
+    const deep = `${"{".repeat(260)}z${"}".repeat(260)}`;
+    const tree: Tree = new Map([
+      [".ignore", new TextEncoder().encode(`*.log\n${deep}\n`)],
+      ["a.log", new TextEncoder().encode("x\n")],
+      ["b.txt", new TextEncoder().encode("x\n")],
+      ["sub/.ignore", new TextEncoder().encode(`*.txt\n${"{".repeat(240)}z${"}".repeat(240)}\n`)],
+      ["sub/c.txt", new TextEncoder().encode("x\n")],
+      ["sub/d.md", new TextEncoder().encode("x\n")],
+    ]);
+    const m = materialize(tree, [...tree.keys()]);
+    const want = rg(m.root, ["--files", "--sort=path", "--no-ignore-global"]);
+    const got = await m.backend.files({ cwd: "/w", sort: { by: "path" } });
+    expect(got.paths).toEqual(want.stdout.split("\n").filter(Boolean));
+    expect(got.paths).toEqual(["a.log", "b.txt", "sub/d.md"]);
+  });
+});
+
 describe.sequential("random ignore files against rg --files (default filters)", () => {
   for (let run = 0; run < Math.max(1, Math.ceil(RUNS / 2)); run++) {
     const seed = SEED + 20_000 + run;
@@ -396,6 +466,12 @@ const PATTERNS = [
   "[\\p{Greek}\\d]+", "[^\\p{L}\\s]+", "(?i-u:a)", "(?-u)[a-c]", "\\p{Any}", "\\p{ascii}+", "\\P{Any}", "\\p{Assigned}+",
   "\\b\\w", "\\W\\b", "|x", "\\b+", "[\\s\\S]", "\\pZ", "\\p{Cc}", "\\p{Emoji}", "\\p{Latin}+", "(?-u:\\xff)", "(?-u:\\xf5)",
   "(?-u:x\\xffy)", "(?-u:\\b)", "[\\x{80}-\\x{10ffff}]", "y$", "[[:foo:]]", "x\\b", "\\Bo", "a\\B",
+  // ripgrep's ban on patterns that must match a NUL byte, decided after regex-syntax's simplifications.
+  "foo\\x00?", "\\x{0}", "\\x00|a", "a|\\x00|b", "\\x00|ab", "(?i)\\x00", "(?i)\\x00|a", "(?i)\\x00|1", "\\x00{0}",
+  "[\\x00[\\x00]]", "[\\x00-\\x00]", "\\x00+", "[^\\x01-\\x{10FFFF}]", "(\\x00)|(a)", "(?:\\x00)|(?:a)", "\\x00{1}|a", "\\x00|",
+  "(?:\\x00|a)|bc", "[ab]|\\x00", "[\\x00]|a", "\\x00|[^\\x00-\\x{10FFFF}]", "(?-u:\\xff)|\\x00", "é|\\x00", "é|(?-u:\\xff)|\\x00",
+  "\\x00\\n", "\\n|\\x00", "\\x00a|\\x00b", "(?:(?:)\\x00)|a", "\\x00*|a", "(?-u:[\\x00])", "(?:\\x00|\\x00)|a", "[\\x00a]",
+  "\\x00{0,1}|a", "(?:\\x00){1}|a", "\\u0000", "[^\\x01-\\x{10FFFF}]|\\x00", "\\x{0}|\\x{0}",
   // Rejected by ripgrep, and by the engine with ripgrep's reasons.
   "a(?=b)", "(a)\\1", "\\Qa.b\\E", "a{,3}", "\\n", "(", "[z-a]", "\\e", "\\p{^Greek}", "\\x{D800}", "(?z)", "\\101",
 ];

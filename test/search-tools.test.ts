@@ -7,7 +7,7 @@ import { SearchError } from "../core/search/errors.ts";
 import { createMemorySpillStore, type SpillStore } from "../core/spill/mod.ts";
 import { createToolkit } from "../core/tools/toolkit.ts";
 
-function scripted(answer: { paths?: string[]; files?: GrepFile[]; problems?: string[]; error?: SearchError }) {
+function scripted(answer: { paths?: string[]; files?: GrepFile[]; problems?: string[]; error?: SearchError; nothingSearched?: true }) {
   const requests: (FilesRequest | GrepRequest)[] = [];
   const backend: SearchBackend = {
     name: "scripted",
@@ -19,7 +19,7 @@ function scripted(answer: { paths?: string[]; files?: GrepFile[]; problems?: str
     async grep(request) {
       requests.push(request);
       if (answer.error) throw answer.error;
-      return { files: answer.files ?? [], problems: answer.problems ?? [] };
+      return { files: answer.files ?? [], problems: answer.problems ?? [], ...(answer.nothingSearched ? { nothingSearched: answer.nothingSearched } : {}) };
     },
   };
   return { backend, requests };
@@ -253,6 +253,17 @@ describe("grep", () => {
     expect((await kit(backend).call("grep", { pattern: "zzz" })).content).toBe(
       'No matches for "zzz" (hidden, ignored and binary files were skipped; name them with path or include to search them).',
     );
+  });
+
+  test("nothing searched says what grep skipped and how to search it, not 'no matches'", async () => {
+    const { backend } = scripted({ files: [], nothingSearched: true });
+    const plain = (await kit(backend).call("grep", { pattern: "zzz", path: "src" })).content;
+    expect(plain).toBe(
+      "No files were searched in src: grep skips hidden files, files ignored by .gitignore/.ignore/.rgignore and symbolic links, and that " +
+        "left none. To search such a file, name it or its folder with path, or give include a glob that matches it (include brings back hidden and ignored files).",
+    );
+    const included = (await kit(backend).call("grep", { pattern: "zzz", include: "*.md" })).content;
+    expect(included).toMatch(/^No files were searched: .*\.rgignore, files include does not match and symbolic links,/);
   });
 
   test.for([[""], ["  "], ["!*.ts"], ["*.ts,*.js"]])("include %j is an argument error", async ([include]) => {

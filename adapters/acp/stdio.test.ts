@@ -62,6 +62,28 @@ describe.each([
     expect(agent.stderr()).toBe("");
   });
 
+  test("a line over 32 MiB is answered with a JSON-RPC error and the agent keeps serving", async () => {
+    const [program, args] = await command(["--script", scenarioScript]);
+    const agent = subprocessAgent(program, args);
+    await agent.peer.request("initialize", { protocolVersion: 1 });
+    const pad = "x".repeat(32 * 1024 * 1024);
+    // A request whose id comes before the oversized params gets its error under that id; a line with no
+    // readable id gets one under id null.
+    const named = agent.peer.next((m) => m.id === 1000);
+    const unnamed = agent.peer.next((m) => m.id === null);
+    await agent.peer.sendLine(`{"jsonrpc":"2.0","id":1000,"method":"session/new","params":{"cwd":${JSON.stringify(workspace.cwd)},"mcpServers":[],"pad":"${pad}"}}`);
+    await agent.peer.sendLine(`["${pad}"]`);
+    const [first, second] = await Promise.all([named, unnamed]);
+    expect(first).toMatchObject({ jsonrpc: "2.0", id: 1000, error: { code: -32600, data: { maxMessageBytes: 32 * 1024 * 1024 } } });
+    expect((first as { error: { message: string } }).error.message).toMatch(/^Invalid request: the message is \d+ bytes long, more than the 33554432 bytes this agent reads; it was skipped$/);
+    expect(second).toMatchObject({ id: null, error: { code: -32600 } });
+    const created = await agent.peer.request("session/new", { cwd: workspace.cwd, mcpServers: [] });
+    expect(created.result).toMatchObject({ sessionId: expect.any(String) });
+    await agent.peer.close();
+    expect(await agent.exit).toBe(0);
+    expect(agent.stderr()).toContain("toolfs acp: the message is");
+  }, 60_000);
+
   test.for(["openai", "anthropic"] as const)("runs the scenario through the %s driver against the fake server: the pinned transcript, plus usage", async (protocol) => {
     const script = JSON.parse(readFileSync(scenarioScript, "utf8")) as { turns: FakeTurn[] };
     // Whole pieces: the reply then arrives as one chunk, as the scripted model sends it.

@@ -295,6 +295,21 @@ describe("toolfs acp", () => {
   });
 });
 
+describe("toolfs acp on a failing input", () => {
+  test("exits 1 and says why, rather than 0 as if the client had left", async () => {
+    const host = memoryHost({});
+    const input = new ReadableStream<Uint8Array>({ pull: (controller) => controller.error(new Error("EIO: i/o error, read")) });
+    const acp: AcpHost = {
+      runtime: nodeRuntime(),
+      readText: async () => '{"turns":[{"text":"hi"}]}',
+      env: () => undefined,
+      stdio: () => ({ input, output: new WritableStream<Uint8Array>() }),
+    };
+    expect(await runCli(["acp", "--script", "s.json"], Object.assign(host, { acp: () => acp }))).toBe(1);
+    expect(host.stderr).toBe("toolfs acp: the client's input failed: EIO: i/o error, read\n");
+  });
+});
+
 describe("the toolfs executable", () => {
   let dir: string;
   beforeEach(() => {

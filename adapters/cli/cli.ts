@@ -326,18 +326,24 @@ async function runAcp(argv: readonly string[], host: CliHost): Promise<number> {
   }
   const { input, output, signal } = acp.stdio();
   const { serveAcp } = await import("../acp/serve.ts");
-  await serveAcp({
-    input,
-    output,
-    runtime: acp.runtime,
-    ...(signal ? { signal } : {}),
-    composition: chosen,
-    model,
-    log,
-    permissionMode: args.permissionMode,
-    ...(args.maxSteps === undefined ? {} : { maxTurnRequests: args.maxSteps }),
-    ...(sandbox ? { sandbox } : {}),
-  });
+  try {
+    await serveAcp({
+      input,
+      output,
+      runtime: acp.runtime,
+      ...(signal ? { signal } : {}),
+      composition: chosen,
+      model,
+      log,
+      permissionMode: args.permissionMode,
+      ...(args.maxSteps === undefined ? {} : { maxTurnRequests: args.maxSteps }),
+      ...(sandbox ? { sandbox } : {}),
+    });
+  } catch (error) {
+    // The connection could not go on (its input failed): say so, and do not exit as if the client had left.
+    host.err(`toolfs acp: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
   return 0;
 }
 

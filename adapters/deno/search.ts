@@ -1,11 +1,13 @@
 import {
   createEngineBackend,
   createRipgrepBackend,
+  RIPGREP_MEMORY_LIMIT_BYTES,
   type RipgrepBackendOptions,
   type SearchBackend,
   SearchError,
   withFallback,
 } from "../../core/mod.ts";
+import { denoApi } from "./deno-api.ts";
 import { createDenoProcessRunner } from "./process.ts";
 import { createDenoProvider } from "./provider.ts";
 
@@ -22,11 +24,18 @@ export interface DenoSearchBackendOptions extends Partial<RipgrepBackendOptions>
  * A SearchBackend that runs ripgrep from `@vscode/ripgrep` (npm). Loading that package needs
  * `--allow-env=npm_config_arch` and read access to node_modules; running it, `--allow-run=<its rgPath>`. Creating
  * the backend starts nothing; a missing ripgrep or permission fails each search `SEARCH_FAILED` with the reason.
+ * On Linux, when `--allow-run` also grants `sh`, ripgrep runs under a 512 MiB address-space limit set by the
+ * shell (`memoryLimit`); without that grant it runs without one.
  */
 export function createDenoSearchBackend(options?: DenoSearchBackendOptions): SearchBackend {
   const engine = () => createEngineBackend(createDenoProvider({ cwd: "/" }));
   if (options?.engine === "only") return engine();
-  const ripgrep = createRipgrepBackend({ ripgrep: packagedRipgrep, ...options, runner: options?.runner ?? createDenoProcessRunner() });
+  const ripgrep = createRipgrepBackend({
+    ripgrep: packagedRipgrep,
+    memoryLimit: defaultMemoryLimit(),
+    ...options,
+    runner: options?.runner ?? createDenoProcessRunner(),
+  });
   return options?.engine === "fallback" ? withFallback(ripgrep, engine()) : ripgrep;
 }
 
@@ -46,4 +55,12 @@ async function packagedRipgrep(): Promise<string> {
       { cause: error, details: { unavailable: true } },
     );
   }
+}
+
+// The shell sets RLIMIT_AS on Linux only, and Deno must allow running it.
+function defaultMemoryLimit(): RipgrepBackendOptions["memoryLimit"] {
+  const deno = denoApi();
+  if (deno.build.os !== "linux") return false;
+  const granted = deno.permissions.querySync({ name: "run", command: "sh" }).state === "granted";
+  return granted ? { shell: "sh", bytes: RIPGREP_MEMORY_LIMIT_BYTES } : false;
 }

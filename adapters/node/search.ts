@@ -1,4 +1,11 @@
-import { createEngineBackend, createRipgrepBackend, type RipgrepBackendOptions, type SearchBackend, withFallback } from "../../core/mod.ts";
+import {
+  createEngineBackend,
+  createRipgrepBackend,
+  RIPGREP_MEMORY_LIMIT_BYTES,
+  type RipgrepBackendOptions,
+  type SearchBackend,
+  withFallback,
+} from "../../core/mod.ts";
 import { createNodeProcessRunner } from "./process.ts";
 import { createNodeProvider } from "./provider.ts";
 
@@ -13,12 +20,19 @@ export interface NodeSearchBackendOptions extends Partial<RipgrepBackendOptions>
 
 /**
  * A SearchBackend that runs ripgrep from `@vscode/ripgrep`, or the engine that reproduces its results over the
- * local disk. Creating it starts nothing.
+ * local disk. Creating it starts nothing. On Linux ripgrep runs under a 512 MiB address-space limit, set by
+ * /bin/sh (`memoryLimit`).
  */
 export function createNodeSearchBackend(options?: NodeSearchBackendOptions): SearchBackend {
   const engine = () => createEngineBackend(createNodeProvider({ cwd: "/" }));
   if (options?.engine === "only") return engine();
-  const ripgrep = createRipgrepBackend({ ripgrep: packagedRipgrep, ...options, runner: options?.runner ?? createNodeProcessRunner() });
+  const ripgrep = createRipgrepBackend({
+    ripgrep: packagedRipgrep,
+    // Linux's shell sets RLIMIT_AS; macOS accepts `ulimit -v` but does not enforce it.
+    memoryLimit: process.platform === "linux" ? { shell: "/bin/sh", bytes: RIPGREP_MEMORY_LIMIT_BYTES } : false,
+    ...options,
+    runner: options?.runner ?? createNodeProcessRunner(),
+  });
   return options?.engine === "fallback" ? withFallback(ripgrep, engine()) : ripgrep;
 }
 

@@ -99,6 +99,7 @@ async function runGrep(subject: Subject, c: GrepCase): Promise<void> {
   if (c.error !== undefined) return expectInvalid(backend(subject).grep(request), c.error);
   const result: GrepResult = await backend(subject).grep(request);
   checkProblems(result.problems, c);
+  assertEquals(result.nothingSearched === true, c.nothingSearched === true, "nothingSearched (ripgrep's \"No files were searched\")");
   const files = [...result.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const expected = expectedGrepFiles(c.events ?? "");
   assertEquals(files.map((f) => f.path), expected.map((f) => f.path), "files with matches");
@@ -121,13 +122,16 @@ async function runGrep(subject: Subject, c: GrepCase): Promise<void> {
   }
 }
 
-// The bytes the search sees for a fixture file: decoded where ripgrep decodes (byte-order marks).
+// The bytes the search sees for a fixture file: decoded where ripgrep decodes (byte-order marks), and with
+// NULs as line breaks where its line buffer read a named file.
 function searchStream(c: GrepCase, path: string): Uint8Array {
   const decoded = decodedSearchText[path];
   if (decoded !== undefined && c.setup.tree.name === "search-r") return utf8(decoded);
   const file = c.setup.tree.files.find((f) => f.path === path);
   assert(file, `fixture file ${path}`);
-  return fixtureBytes(file);
+  let bytes = fixtureBytes(file);
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
+  return c.nulAsLineBreak ? bytes.map((b) => (b === 0 ? 0x0a : b)) : bytes;
 }
 
 function lineAt(content: Uint8Array, offset: number): Uint8Array {

@@ -221,6 +221,20 @@ const cases: ConformanceCase[] = [
     },
   },
   {
+    name: "grep where every file is hidden or ignored says that nothing was searched, on every backend",
+    async run(subject) {
+      await subject.probe.mkdir(".git");
+      await subject.probe.writeFile(".gitignore", "*.log\n");
+      await subject.probe.writeFile("app.log", "needle\n");
+      await subject.probe.writeFile(".env", "needle\n");
+      const kit = searchKit(subject);
+      const result = await ok(kit, "grep", { pattern: "needle" });
+      includes(result.content, "No files were searched: grep skips hidden files, files ignored by .gitignore/.ignore/.rgignore and symbolic links");
+      assertEquals(((await ok(kit, "grep", { pattern: "needle", include: "*.log" })).meta.files as { path: string }[]).map((f) => f.path), ["app.log"]);
+      includes((await ok(kit, "grep", { pattern: "elsewhere", include: "*.log" })).content, 'No matches for "elsewhere"');
+    },
+  },
+  {
     name: "grep on a file path searches that file",
     async run(subject) {
       await subject.probe.writeFile("src/one.ts", "let x = 1;\nx = 2;\n");

@@ -1,4 +1,4 @@
-import { createToolkit } from "../../core/mod.ts";
+import { createToolkit, MESSAGE_MAX } from "../../core/mod.ts";
 import { assert, assertEquals, assertThrowsType } from "../assert.ts";
 import type { ConformanceGroup } from "../suite.ts";
 import { abortedSignal } from "../util.ts";
@@ -159,6 +159,30 @@ export const toolsToolkitGroup: ConformanceGroup = {
       async run(subject) {
         const result = await toolkit(subject).call("read", { path: "missing.txt" });
         assertEquals([result.isError, result.error], [true, { name: "FsError", code: "FS_NOT_FOUND" }]);
+      },
+    },
+    {
+      name: "a 10 MB path, pattern, argument name or tool name gives a bounded message that still says what to do",
+      async run(subject) {
+        const huge = "q".repeat(10_000_000);
+        const kit = toolkit(subject, { tools: subject.search ? ["read", "edit", "glob", "grep"] : ["read", "edit"], ...(subject.search ? { search: subject.search } : {}) });
+        const calls: [string, Record<string, unknown>][] = [
+          ["read", { path: huge }],
+          ["read", { path: `${huge}/end.txt` }],
+          ["edit", { path: huge, old_string: "a", new_string: "b" }],
+          ["read", { path: "a.txt", [huge]: 1 }],
+          [huge, {}],
+        ];
+        if (subject.search) calls.push(["grep", { pattern: huge }], ["glob", { pattern: huge }], ["grep", { pattern: "x", include: huge }]);
+        for (const [tool, args] of calls) {
+          const result = await kit.call(tool, args);
+          const what = `${tool.slice(0, 10)} ${Object.keys(args).map((k) => k.slice(0, 10)).join(",")}`;
+          assert(result.isError, `${what}: an error`);
+          assert(result.content.length <= MESSAGE_MAX + 200, `${what}: ${result.content.length} characters`);
+          assert(result.content.length > 40, `${what}: says something`);
+        }
+        const tail = (await kit.call("read", { path: `${huge}/end.txt` })).content;
+        assert(/characters left out|more characters/.test(tail), "says how much was left out");
       },
     },
   ],

@@ -3,7 +3,7 @@
 // segment and `**` crosses them), judged against absolute paths. A path is denied when it, or any directory
 // above it, matches: denying `~/.ssh` denies everything inside it.
 import { isAbsolutePath, normalizeAbsolute, resolvePath } from "../fs/paths.ts";
-import { compileGlob, GlobSyntaxError } from "../search/engine/glob.ts";
+import { compileGlob, type GlobMatcher, GlobSyntaxError } from "../search/engine/glob.ts";
 import { byteString } from "../search/engine/text.ts";
 
 export interface DenyListOptions {
@@ -17,7 +17,7 @@ interface Rule {
   readonly pattern: string;
   /** Matched against each segment's name (a pattern without `/`), or against whole absolute paths. */
   readonly scope: "name" | "path";
-  readonly regex: RegExp;
+  readonly regex: GlobMatcher;
   /** The absolute path it names when it has no wildcard. */
   readonly literal: string | undefined;
 }
@@ -137,7 +137,7 @@ function compileRule(pattern: string, options: DenyListOptions): Rule {
   } else {
     glob = resolvePath(options.workspace, text);
   }
-  let regex: RegExp;
+  let regex: GlobMatcher;
   try {
     regex = compileGlob(glob);
   } catch (error) {

@@ -34,7 +34,7 @@ export interface SearchScope {
   readonly timeoutMs?: number;
   /**
    * Fail `SEARCH_RAW_OUTPUT_OVERFLOW` once the raw output exceeds this many bytes. It bounds the memory of a
-   * whole result (`files`, `grep`, which hold all of it), where a backend may apply a default; a streamed
+   * whole result (`files`, `grep`, which hold all of it), where both backends apply 20,000,000 when it is absent; a streamed
    * search holds nothing and has no such limit unless the request sets one.
    */
   readonly maxOutputBytes?: number;
@@ -90,6 +90,11 @@ export interface GrepResult {
   /** Files with at least one match, in the order found. */
   readonly files: readonly GrepFile[];
   readonly problems: readonly string[];
+  /**
+   * Set when the search named no path and no file passed the filters (ripgrep's "No files were searched"):
+   * every file was hidden, ignored, left out by the globs or a link that is not followed, or there was none.
+   */
+  readonly nothingSearched?: true;
 }
 
 /** One step of a streamed grep: a matching line of a file, or the end of a file that had matches. */
@@ -120,6 +125,8 @@ export interface StreamOutcome {
   readonly problems: readonly string[];
   /** True when the search ended early because the sink said `"stop"`. */
   readonly stopped: boolean;
+  /** As in a whole grep result: no path was named and no file passed the filters. */
+  readonly nothingSearched?: true;
 }
 
 /**

@@ -28,6 +28,7 @@ export { collectMatches, collectPaths, GrepCollector, grepEvents, streamMatches,
 export {
   createRipgrepBackend,
   RIPGREP_MAX_OUTPUT_BYTES,
+  RIPGREP_MEMORY_LIMIT_BYTES,
   RIPGREP_STDERR_MAX_BYTES,
   RIPGREP_TIMEOUT_MS,
   ripgrepFilesArgs,

@@ -24,7 +24,11 @@ interface Reply {
   readonly error?: unknown;
 }
 
-function scripted(reply: Reply, locate: () => Promise<string> | string = () => "/bin/rg") {
+function scripted(
+  reply: Reply,
+  locate: () => Promise<string> | string = () => "/bin/rg",
+  extra: Partial<Parameters<typeof createRipgrepBackend>[0]> = {},
+) {
   const specs: ProcessSpec[] = [];
   let located = 0;
   const runner: ProcessRunner = {
@@ -43,6 +47,7 @@ function scripted(reply: Reply, locate: () => Promise<string> | string = () => "
       located++;
       return locate();
     },
+    ...extra,
   });
   return { backend, specs, located: () => located };
 }
@@ -107,9 +112,18 @@ describe("argv", () => {
     expect((await backend.files({ cwd: "/w", paths: ["-", "./-"] })).paths).toEqual(["./-", "./-/x", "b"]);
   });
 
+  test("a NUL in a pattern reaches ripgrep as \\x00, which it refuses with the engine's message", async () => {
+    const stderr = 'rg: pattern contains "\\0" but it is impossible to match\n\nConsider enabling text mode with the --text flag (or -a for short).\n';
+    const { backend, specs } = scripted({ stderr, result: { exitCode: 2 } });
+    const error = await failure(backend.grep({ cwd: "/w", pattern: "a\0b\\\\\0[\0c]" }));
+    expect(specs[0]?.args).toContain("--regexp=a\\x00b\\\\\\x00[\\x00c]");
+    expect(error.code).toBe("SEARCH_INVALID_PATTERN");
+    expect(error.message).toMatch(/^pattern contains "\\0" but it is impossible to match: binary detection stops at a NUL byte/);
+  });
+
   test("a NUL byte, which no argv can carry, is a coded error and nothing runs", async () => {
     const { backend, specs } = scripted({});
-    expect((await failure(backend.grep({ cwd: "/w", pattern: "a\0b" }))).code).toBe("SEARCH_INVALID_PATTERN");
+    expect((await failure(backend.grep({ cwd: "/w", pattern: "a\\\0b" }))).code).toBe("SEARCH_INVALID_PATTERN");
     expect((await failure(backend.files({ cwd: "/w", globs: [{ glob: "*\0" }] }))).code).toBe("SEARCH_INVALID_PATTERN");
     expect((await failure(backend.files({ cwd: "/w", paths: ["a\0"] }))).code).toBe("SEARCH_FAILED");
     expect(specs).toEqual([]);
@@ -305,6 +319,41 @@ describe("output parsing", () => {
       }
       expect(isSearchError(error, "SEARCH_FAILED"), bad).toBe(true);
     }
+  });
+});
+
+describe("the memory limit", () => {
+  const limited = (reply: Reply) => scripted(reply, undefined, { memoryLimit: { shell: "/bin/sh", bytes: 512 * 1024 * 1024 } });
+
+  test("ripgrep starts through the shell, which sets the limit in KiB and then becomes ripgrep", async () => {
+    const { backend, specs } = limited({ stdout: "a.txt\n" });
+    expect((await backend.files({ cwd: "/w" })).paths).toEqual(["a.txt"]);
+    expect(specs[0]?.command).toBe("/bin/sh");
+    expect(specs[0]?.args?.slice(0, 5)).toEqual(["-c", 'ulimit -v "$1" || exit 125; shift; exec "$@"', "toolfs-ripgrep", "524288", "/bin/rg"]);
+    expect(specs[0]?.args?.slice(5)).toEqual(["--no-config", "--files", "--no-ignore-global", "--"]);
+  });
+
+  test("an allocation failure fails SEARCH_FAILED saying ripgrep needed more than the limit", async () => {
+    const { backend } = limited({ stderr: "memory allocation of 268435456 bytes failed\n", result: { exitCode: null, signal: "SIGABRT" } });
+    const error = await failure(backend.grep({ cwd: "/w", pattern: "x" }));
+    expect(error.code).toBe("SEARCH_FAILED");
+    expect(error.message).toMatch(/^The search was stopped: ripgrep needed more than 512 MiB of memory\./);
+    expect(error.details).toMatchObject({ memoryLimitBytes: 512 * 1024 * 1024 });
+  });
+
+  test("the shell's own failures: the limit cannot be set (125), ripgrep cannot be run (126, 127)", async () => {
+    const cannotLimit = await failure(limited({ stderr: "ulimit: error\n", result: { exitCode: 125 } }).backend.files({ cwd: "/w" }));
+    expect(cannotLimit.message).toMatch(/^Search failed: ripgrep's memory limit could not be set by \/bin\/sh\./);
+    for (const exitCode of [126, 127]) {
+      const missing = await failure(limited({ stderr: "sh: 1: exec: /bin/rg: not found\n", result: { exitCode } }).backend.grep({ cwd: "/w", pattern: "x" }));
+      expect(missing.message).toMatch(/^Search failed: ripgrep could not be started\./);
+    }
+  });
+
+  test("without a limit ripgrep starts directly", async () => {
+    const { backend, specs } = scripted({ stdout: "" });
+    await backend.files({ cwd: "/w" });
+    expect(specs[0]?.command).toBe("/bin/rg");
   });
 });
 

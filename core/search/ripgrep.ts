@@ -6,6 +6,7 @@
 import { HeadTailCollector } from "../process/collectors.ts";
 import { isProcessError } from "../process/errors.ts";
 import type { OutputSink, ProcessRunner } from "../process/types.ts";
+import { quoteInput } from "../errors/mod.ts";
 import { encodeUtf8 } from "../text/utf8.ts";
 import type {
   FilesRequest,
@@ -18,7 +19,10 @@ import type {
   SearchScope,
   StreamOutcome,
 } from "./backend.ts";
+import { precheckGlobs } from "./engine/overrides.ts";
+import { NUL_BANNED } from "./engine/regex/ban.ts";
 import { isSearchError, SearchError } from "./errors.ts";
+import { checkPatternSize, SEARCH_MAX_OUTPUT_BYTES } from "./limits.ts";
 import { collectMatches, collectPaths, GrepCollector } from "./stream.ts";
 
 export interface RipgrepBackendOptions {
@@ -37,11 +41,26 @@ export interface RipgrepBackendOptions {
   readonly maxOutputBytes?: number;
   /** How much of ripgrep's stderr is kept for messages and problems; 65 536. */
   readonly stderrMaxBytes?: number;
+  /**
+   * Caps ripgrep's address space (RLIMIT_AS) by starting it through a POSIX shell that sets `ulimit -v` and
+   * then becomes ripgrep (`exec`), so a file with a huge line, or a line with millions of matches, fails the
+   * search instead of taking gigabytes. Only for systems whose shell can set that limit (Linux); the Node
+   * and Deno adapters pass `{ shell, bytes: RIPGREP_MEMORY_LIMIT_BYTES }` there. Absent or false: no limit.
+   */
+  readonly memoryLimit?: { readonly shell: string; readonly bytes: number } | false;
 }
 
 export const RIPGREP_TIMEOUT_MS = 30_000;
-export const RIPGREP_MAX_OUTPUT_BYTES = 20_000_000;
+export const RIPGREP_MAX_OUTPUT_BYTES: number = SEARCH_MAX_OUTPUT_BYTES;
 export const RIPGREP_STDERR_MAX_BYTES = 65_536;
+/** The address-space limit the adapters give ripgrep where they can: 512 MiB. */
+export const RIPGREP_MEMORY_LIMIT_BYTES: number = 512 * 1024 * 1024;
+
+// Runs as `sh -c LIMIT_SCRIPT toolfs-ripgrep <KiB> <ripgrep> <args…>`. The shell's own failures get exit
+// codes ripgrep never uses: 125 when the limit cannot be set, 126/127 (the shell's) when ripgrep cannot be
+// executed.
+const LIMIT_SCRIPT = 'ulimit -v "$1" || exit 125; shift; exec "$@"';
+const LIMIT_FAILED = 125;
 
 // Bytes of stderr quoted in an error message: enough for a regex error with its caret line.
 const EXCERPT_BYTES = 2000;
@@ -54,6 +73,8 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
     maxOutputBytes: positive("maxOutputBytes", options.maxOutputBytes) ?? RIPGREP_MAX_OUTPUT_BYTES,
     stderrMaxBytes: positive("stderrMaxBytes", options.stderrMaxBytes) ?? RIPGREP_STDERR_MAX_BYTES,
   };
+  const limit = options.memoryLimit || undefined;
+  if (limit) positive("memoryLimit.bytes", limit.bytes);
   let located: Promise<string> | undefined;
   const { ripgrep } = options;
   const locate = () => (located ??= Promise.resolve().then(() => (typeof ripgrep === "string" ? ripgrep : ripgrep())));
@@ -88,8 +109,8 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
     let result;
     try {
       result = await options.runner.run({
-        command: binary,
-        args,
+        command: limit ? limit.shell : binary,
+        args: limit ? ["-c", LIMIT_SCRIPT, "toolfs-ripgrep", String(Math.max(1, Math.floor(limit.bytes / 1024))), binary, ...args] : args,
         cwd: request.cwd,
         env: { RIPGREP_CONFIG_PATH: undefined },
         stdout,
@@ -112,6 +133,29 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
         "SEARCH_RAW_OUTPUT_OVERFLOW",
         `The search was stopped: ripgrep printed more than ${maxOutputBytes} bytes of raw output. ${NARROW}`,
         { details: { maxOutputBytes } },
+      );
+    }
+    if (limit && stdout.empty && result.exitCode !== null && result.exitCode > 2) {
+      if (result.exitCode === LIMIT_FAILED) {
+        throw new SearchError("SEARCH_FAILED", `Search failed: ripgrep's memory limit could not be set by ${limit.shell}.${quote(clip(stderrText))}`, {
+          details: { exitCode: result.exitCode, shell: limit.shell },
+        });
+      }
+      if (result.exitCode === 126 || result.exitCode === 127) {
+        throw new SearchError("SEARCH_FAILED", `Search failed: ripgrep could not be started.${quote(clip(stderrText))}`, {
+          details: { exitCode: result.exitCode, binary },
+        });
+      }
+    }
+    // Rust reports a failed allocation this way and aborts; under the limit that is ripgrep running out.
+    if (result.exitCode === null && /memory allocation of \d+ bytes failed/.test(stderrText)) {
+      const mib = limit ? `${Math.round(limit.bytes / 2 ** 20)} MiB` : "the memory it could get";
+      throw new SearchError(
+        "SEARCH_FAILED",
+        `The search was stopped: ripgrep needed more than ${mib} of memory. That happens on a file with an extremely ` +
+          "long line, or a line with a very large number of matches (minified, generated or data files). Leave such " +
+          "files out with path or include, or use a more specific pattern.",
+        { details: { memoryLimitBytes: limit?.bytes ?? null, signal: result.signal } },
       );
     }
     if (result.exitCode === null) {
@@ -152,7 +196,10 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
     const raw = await run(request, args, (line) => parser.line(line), sink.ready?.bind(sink), whole);
     if (raw.stopped) return { problems: problemLines(raw), stopped: true };
     const { searches } = parser.finish();
-    return { problems: outcome(raw, matched || searches > 0), stopped: false };
+    // ripgrep exits 2 when, walking its cwd, no file passed the filters: an answer, not a failure.
+    const nothing = raw.exitCode === 2 && searches === 0 && !matched && NOTHING_SEARCHED.test(raw.stderr);
+    const problems = outcome(raw, matched || searches > 0 || nothing);
+    return nothing ? { problems, stopped: false, nothingSearched: true } : { problems, stopped: false };
   }
 
   return {
@@ -181,6 +228,10 @@ function outcome(raw: RawRun, searched: boolean): string[] {
   if (raw.exitCode !== 2) return [];
   if (searched) return problemLines(raw);
   const excerpt = quote(clip(raw.stderr));
+  if (NUL_REFUSED.test(raw.stderr)) {
+    // ripgrep's advice (its --text flag) is not one the tools offer; the engine's wording says what to do.
+    throw new SearchError("SEARCH_INVALID_PATTERN", NUL_BANNED, { details: { stderr: clip(raw.stderr) } });
+  }
   const rejected = rejection(raw.stderr);
   if (rejected) {
     throw new SearchError("SEARCH_INVALID_PATTERN", `ripgrep could not parse the ${rejected.what}.${excerpt}\n${rejected.advice}`, {
@@ -192,8 +243,10 @@ function outcome(raw: RawRun, searched: boolean): string[] {
   });
 }
 
+const NUL_REFUSED = /^rg: pattern contains "\\0" but it is impossible to match$/m;
+
 function rejection(stderr: string): { what: string; advice: string } | undefined {
-  if (/error parsing glob/i.test(stderr)) {
+  if (/error parsing glob|^rg: error (?:parsing pattern \d+|building NFA)$/im.test(stderr)) {
     return { what: "glob", advice: "Fix the glob and call again; to match a character such as [ or { literally, escape it with a backslash." };
   }
   if (/the literal .* is not allowed/i.test(stderr)) {
@@ -208,10 +261,13 @@ function rejection(stderr: string): { what: string; advice: string } | undefined
   return undefined;
 }
 
+// ripgrep's notice (its second line has no prefix); the result says it as `nothingSearched`.
+const NOTHING_SEARCHED = /^rg: No files were searched, /m;
+
 function problemLines(raw: RawRun): string[] {
   const problems = raw.stderr
     .split("\n")
-    .filter((line) => line.startsWith("rg: "))
+    .filter((line) => line.startsWith("rg: ") && !NOTHING_SEARCHED.test(line))
     .map((line) => line.slice(4));
   if (raw.stderrOmitted > 0) problems.push(`(more problems were reported; ${raw.stderrOmitted} bytes of them were left out)`);
   return problems;
@@ -232,16 +288,33 @@ export function ripgrepGrepArgs(request: GrepRequest): string[] {
   if (request.noIgnore) args.push("--no-ignore");
   if (request.hidden) args.push("--hidden");
   if (request.follow) args.push("-L");
-  if (request.pattern.includes("\0")) {
-    throw new SearchError("SEARCH_INVALID_PATTERN", "The pattern contains a NUL byte, which cannot be passed to ripgrep. Remove it and call again.");
-  }
-  return [...args, ...globArgs(request), `--regexp=${request.pattern}`, "--", ...pathArgs(request)];
+  const globs = globArgs(request);
+  checkPatternSize(request.pattern);
+  return [...args, ...globs, `--regexp=${spellNul(request.pattern)}`, "--", ...pathArgs(request)];
+}
+
+/**
+ * No argv carries a NUL, but a NUL character in a pattern means what `\x00` means to ripgrep's regex parser,
+ * so it is passed that way and ripgrep judges it (usually refusing it, as the engine does). After an odd run
+ * of backslashes it would be an escape of its own, which no spelling reproduces.
+ */
+function spellNul(pattern: string): string {
+  if (!pattern.includes("\0")) return pattern;
+  return pattern.replace(/(\\*)\0/g, (_, slashes: string) => {
+    if (slashes.length % 2 === 1) {
+      throw new SearchError("SEARCH_INVALID_PATTERN", "The pattern contains a NUL byte right after a backslash, which cannot be passed to ripgrep. Remove it and call again.");
+    }
+    return `${slashes}\\x00`;
+  });
 }
 
 function globArgs(request: SearchScope): string[] {
+  // The limits ripgrep reports badly or not at all (a glob too long to pass, one nested past its regex
+  // parser's limit) are checked here, with the engine's code and message.
+  precheckGlobs(request.globs);
   return (request.globs ?? []).map(({ glob, caseInsensitive }) => {
     if (glob.includes("\0")) {
-      throw new SearchError("SEARCH_INVALID_PATTERN", `The glob ${JSON.stringify(glob)} contains a NUL byte, which no path has. Remove it and call again.`);
+      throw new SearchError("SEARCH_INVALID_PATTERN", `The glob ${quoteInput(glob, "json")} contains a NUL byte, which no path has. Remove it and call again.`);
     }
     return `--${caseInsensitive ? "iglob" : "glob"}=${glob}`;
   });
@@ -252,7 +325,7 @@ function globArgs(request: SearchScope): string[] {
 function pathArgs(request: SearchScope): string[] {
   for (const path of [request.cwd, ...(request.paths ?? [])]) {
     if (path.includes("\0")) {
-      throw new SearchError("SEARCH_FAILED", `The path ${JSON.stringify(path)} contains a NUL byte, which no path has. Correct it and call again.`);
+      throw new SearchError("SEARCH_FAILED", `The path ${quoteInput(path, "json")} contains a NUL byte, which no path has. Correct it and call again.`);
     }
   }
   return (request.paths ?? []).map((path) => (path === "-" ? "./-" : path));
@@ -393,6 +466,11 @@ class LineSink implements OutputSink {
 
   get overflowed(): boolean {
     return this.#total > this.#max;
+  }
+
+  /** Nothing was written. */
+  get empty(): boolean {
+    return this.#total === 0;
   }
 
   /** A line's handler said `"stop"`. */

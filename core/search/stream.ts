@@ -25,7 +25,8 @@ export async function streamPaths(backend: SearchBackend, request: FilesRequest,
 export async function streamMatches(backend: SearchBackend, request: GrepRequest, sink: ResultSink<GrepEvent>): Promise<StreamOutcome> {
   if (backend.streamGrep) return backend.streamGrep(request, sink);
   const result = await backend.grep(request);
-  return replay(grepEvents(result.files), sink, result.problems);
+  const outcome = await replay(grepEvents(result.files), sink, result.problems);
+  return result.nothingSearched ? { ...outcome, nothingSearched: true } : outcome;
 }
 
 /** A whole files result from a stream of its paths. */
@@ -38,8 +39,8 @@ export async function collectPaths(stream: (sink: ResultSink<string>) => Promise
 /** A whole grep result from a stream of its events. */
 export async function collectMatches(stream: (sink: ResultSink<GrepEvent>) => Promise<StreamOutcome>): Promise<GrepResult> {
   const collector = new GrepCollector();
-  const { problems } = await stream(collector);
-  return { files: collector.files, problems };
+  const { problems, nothingSearched } = await stream(collector);
+  return nothingSearched ? { files: collector.files, problems, nothingSearched } : { files: collector.files, problems };
 }
 
 /** Groups grep events back into files: a file's lines up to its `end`. */

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { quoteInput } from "../errors/mod.ts";
 import { FsError } from "../fs/errors.ts";
 import type { ResultSink } from "../search/backend.ts";
 import { EntrySampler, type StreamedSample } from "../search/sample.ts";
@@ -100,7 +101,7 @@ async function runGlob(env: ToolEnv, args: GlobArgs, call: CallContext): Promise
     ...capMeta({ shape: "paths", root: root.shown, paths: page.map(root.display), truncated: total > page.length, total }, "paths", limits.searchMetaBytes),
     ...(stopped ? { lowerBound: true } : {}),
   });
-  if (total === 0) return { content: `No files match "${args.pattern}"${where}.${note}`, meta: meta([]) };
+  if (total === 0) return { content: `No files match ${quoteInput(args.pattern)}${where}.${note}`, meta: meta([]) };
   if (total <= cap) return { content: root.displayLines(listing.head) + note, meta: meta(listing.head) };
 
   const sample = listing.sample();

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { quoteInput } from "../errors/mod.ts";
 import { baseName } from "../fs/paths.ts";
 import type { GrepEvent, ResultSink, SearchData } from "../search/backend.ts";
 import { comparePaths } from "../search/engine/files.ts";
@@ -95,9 +96,18 @@ async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise
   const stopped = outcome.stopped;
   const note = problemsNote(outcome.problems);
   const where = args.path === undefined ? "" : ` in ${root.shown}`;
+  if (total === 0 && outcome.nothingSearched) {
+    // ripgrep's "No files were searched", on both backends: there was nothing to look in, which is not "no match".
+    const content =
+      `No files were searched${where}: grep skips hidden files, files ignored by .gitignore/.ignore/.rgignore` +
+      `${args.include === undefined ? "" : ", files include does not match"} and symbolic links, and that left none. ` +
+      "To search such a file, name it or its folder with path, or give include a glob that matches it (include brings back hidden and ignored files)." +
+      note;
+    return { content, meta: meta([], 0, limits.searchMetaBytes) };
+  }
   if (total === 0) {
     const skipped = root.type === "file" ? "" : " (hidden, ignored and binary files were skipped; name them with path or include to search them)";
-    return { content: `No matches for ${JSON.stringify(args.pattern)}${where}${skipped}.${note}`, meta: meta([], 0, limits.searchMetaBytes) };
+    return { content: `No matches for ${quoteInput(args.pattern, "json")}${where}${skipped}.${note}`, meta: meta([], 0, limits.searchMetaBytes) };
   }
   if (total <= cap) {
     const header = `Found ${plural(total, "match", "matches")} in ${plural(files, "file")}.`;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { boundMessage, quoteInput } from "../errors/mod.ts";
 import { FsError, isFsError, throwIfAborted } from "../fs/errors.ts";
 import { KeyedLock } from "../fs/lock.ts";
 import { isAbsolutePath, resolvePath } from "../fs/paths.ts";
@@ -261,7 +262,7 @@ class ToolkitImpl implements Toolkit {
       if (!registered) {
         const why = this.withheld[name as ToolName];
         if (why) throw new ToolError("TOOL_UNKNOWN", `${why}; available: ${[...this.#tools.keys()].join(", ")}`);
-        throw new ToolError("TOOL_UNKNOWN", `Unknown tool "${name}"; available: ${[...this.#tools.keys()].join(", ")}`);
+        throw new ToolError("TOOL_UNKNOWN", `Unknown tool ${quoteInput(name)}; available: ${[...this.#tools.keys()].join(", ")}`);
       }
       const parsed = registered.schema.safeParse(args);
       if (!parsed.success) throw invalidArguments(name, parsed.error);
@@ -580,7 +581,7 @@ function failure(error: unknown, roots: WorkspaceRoots): ToolResult {
   }
   const message = error instanceof Error ? error.message : String(error);
   return {
-    content: `The tool failed unexpectedly: ${message}`,
+    content: boundMessage(`The tool failed unexpectedly: ${message}`),
     isError: true,
     meta: {},
     error: { name: "ToolError", code: "TOOL_FAILED" },

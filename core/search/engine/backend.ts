@@ -12,25 +12,30 @@ import { searchTree } from "./grep.ts";
  * instead of reproducing.
  */
 export function createEngineBackend(fs: FileSystem): SearchBackend {
-  const streamFiles = (request: FilesRequest, sink: ResultSink<string>) =>
-    run(request, (budget, problems) => listFiles(fs, request, budget, problems, sink));
-  const streamGrep = (request: GrepRequest, sink: ResultSink<GrepEvent>) =>
-    run(request, (budget, problems) => searchTree(fs, request, budget, problems, sink));
+  // `whole`: the caller holds the entire result, so the default output cap applies.
+  const streamFiles = (request: FilesRequest, sink: ResultSink<string>, whole: boolean) =>
+    run(request, whole, (budget, problems) => listFiles(fs, request, budget, problems, sink).then(() => ({})));
+  const streamGrep = (request: GrepRequest, sink: ResultSink<GrepEvent>, whole: boolean) =>
+    run(request, whole, (budget, problems) => searchTree(fs, request, budget, problems, sink));
   return {
     name: "engine",
-    files: (request) => collectPaths((sink) => streamFiles(request, sink)),
-    grep: (request) => collectMatches((sink) => streamGrep(request, sink)),
-    streamFiles,
-    streamGrep,
+    files: (request) => collectPaths((sink) => streamFiles(request, sink, true)),
+    grep: (request) => collectMatches((sink) => streamGrep(request, sink, true)),
+    streamFiles: (request, sink) => streamFiles(request, sink, false),
+    streamGrep: (request, sink) => streamGrep(request, sink, false),
   };
 }
 
-async function run(scope: SearchScope, work: (budget: Budget, problems: string[]) => Promise<void>): Promise<StreamOutcome> {
-  const budget = new Budget(scope);
+async function run(
+  scope: SearchScope,
+  whole: boolean,
+  work: (budget: Budget, problems: string[]) => Promise<{ nothingSearched?: true }>,
+): Promise<StreamOutcome> {
+  const budget = new Budget(scope, whole);
   const problems: string[] = [];
   try {
-    await work(budget, problems);
-    return { problems, stopped: false };
+    const { nothingSearched } = await work(budget, problems);
+    return nothingSearched ? { problems, stopped: false, nothingSearched } : { problems, stopped: false };
   } catch (error) {
     if (error instanceof SinkStopped) return { problems, stopped: true };
     // A provider call cut short by the signal fails with its own code; report it as the search's.

@@ -6,7 +6,7 @@ import type { GrepEvent, GrepFile, GrepLine, GrepRequest, GrepSubmatch, ResultSi
 import { type Budget, deliver, keepPace } from "./budget.ts";
 import { compileOverrides } from "./overrides.ts";
 import { compileRegex, type LineInfo, type LineRegex } from "./regex/mod.ts";
-import { errorMessage, strictUtf8 } from "./text.ts";
+import { errorMessage, isUtf8, strictUtf8 } from "./text.ts";
 import { walk, type WalkedFile } from "./walk.ts";
 
 /** Hands each file's matching lines, then its end, to `sink`, file by file in walk order. */
@@ -16,24 +16,52 @@ export async function searchTree(
   budget: Budget,
   problems: string[],
   sink: ResultSink<GrepEvent>,
-): Promise<void> {
+): Promise<{ nothingSearched?: true }> {
   // ripgrep reports a malformed glob before a malformed pattern.
   const overrides = compileOverrides(request.globs);
   const regex = compileRegex(request.pattern);
+  const mapped = await namedFilesMapped(fs, request, budget.signal);
+  let searched = 0;
   const search = async (file: WalkedFile) => {
-    const found = await searchFile(fs, file, regex, budget, problems);
+    searched++;
+    const found = await searchFile(fs, file, regex, budget, problems, mapped);
     if (!found) return;
     for (const line of found.lines) deliver(sink, { type: "line", path: found.path, line });
     deliver(sink, found.binaryOffset === undefined ? { type: "end", path: found.path } : { type: "end", path: found.path, binaryOffset: found.binaryOffset });
     await keepPace(sink);
   };
   await walk(fs, request, budget, problems, search, overrides);
+  // ripgrep says so (and exits 2) only when it chose the paths itself.
+  const implicit = (request.paths?.length ?? 0) === 0;
+  return implicit && searched === 0 ? { nothingSearched: true } : {};
 }
 
 /** ripgrep's line buffer starts at this size; a NUL inside the first fill makes a file print nothing. */
 const FIRST_WINDOW = 64 * 1024;
 
-async function searchFile(fs: FileSystem, file: WalkedFile, regex: LineRegex, budget: Budget, problems: string[]): Promise<GrepFile | undefined> {
+/**
+ * How ripgrep reads the files named as paths: memory-mapped when there are at most ten paths and every one
+ * is a file, else through its line buffer. The two treat a NUL differently (see searchFile).
+ */
+async function namedFilesMapped(fs: FileSystem, request: GrepRequest, signal: AbortSignal | undefined): Promise<boolean> {
+  const paths = request.paths ?? [];
+  if (paths.length === 0 || paths.length > 10) return false;
+  for (const path of paths) {
+    const target = await fs.resolve(path, { cwd: request.cwd, signal }).catch(() => undefined);
+    const info = target && (await fs.stat(target, { signal }).catch(() => undefined));
+    if (info?.type !== "file") return false;
+  }
+  return true;
+}
+
+async function searchFile(
+  fs: FileSystem,
+  file: WalkedFile,
+  regex: LineRegex,
+  budget: Budget,
+  problems: string[],
+  mapped: boolean,
+): Promise<GrepFile | undefined> {
   let bytes: Uint8Array;
   try {
     bytes = (await fs.readBytes(file.target, { maxBytes: Number.MAX_SAFE_INTEGER, signal: budget.signal })).bytes;
@@ -42,20 +70,40 @@ async function searchFile(fs: FileSystem, file: WalkedFile, regex: LineRegex, bu
     problems.push(`${file.path}: ${errorMessage(error)}`);
     return undefined;
   }
-  const data = decodeForSearch(bytes);
+  const { data: decoded, transcoded } = decodeForSearch(bytes);
+  let data = decoded;
   const nul = data.indexOf(0);
-  const binaryOffset = nul === -1 ? undefined : nul;
-  // A file named on the command line is searched whole, in one piece (ripgrep maps it into memory); a
-  // walked one goes through the line buffer, which stops at the NUL's fill.
-  let buffer: BufferFills = { end: data.length, starts: [0] };
+  let binaryOffset = nul === -1 ? undefined : nul;
+  let buffer: BufferFills;
+  let lateNul = false;
   if (!file.explicit) {
+    // A walked file goes through the line buffer, which stops at the fill that reads a NUL; one in the first
+    // fill hides the file.
     if (nul !== -1 && nul < FIRST_WINDOW) return undefined;
     buffer = bufferFills(data, nul === -1 ? data.length : nul);
+  } else if (mapped && !transcoded) {
+    // A mapped file is searched whole, NULs and all; ripgrep looks for one in its first 64 KiB, and after
+    // that only inside the lines it reports.
+    buffer = { end: data.length, starts: [0] };
+    if (nul >= FIRST_WINDOW) {
+      binaryOffset = undefined;
+      lateNul = true;
+    }
+  } else {
+    // Read through the line buffer (a transcoded file, or paths ripgrep does not map): every NUL becomes a
+    // line break, and the first one is the binary offset.
+    if (nul !== -1) {
+      data = data.slice();
+      for (let at = nul; at !== -1; at = data.indexOf(0, at + 1)) data[at] = 0x0a;
+    }
+    buffer = bufferFills(data, data.length);
   }
-  const lines = matchLines(data, buffer, regex, budget, file.path);
-  if (lines.length === 0) return undefined;
+  const found = await matchLines(data, buffer, regex, budget, file.path, lateNul);
+  if (found.lines.length === 0) return undefined;
+  binaryOffset ??= found.nulInMatch;
   // The `begin` and `end` messages around the file's matches.
   budget.spend(2 * file.path.length + 320);
+  const lines = found.lines;
   return binaryOffset === undefined ? { path: file.path, lines } : { path: file.path, lines, binaryOffset };
 }
 
@@ -63,16 +111,16 @@ async function searchFile(fs: FileSystem, file: WalkedFile, regex: LineRegex, bu
  * R-D1: a UTF-8 byte-order mark is dropped; a UTF-16 one (either order) means the rest is transcoded to
  * UTF-8, lone surrogates becoming U+FFFD. Offsets then refer to these bytes.
  */
-function decodeForSearch(bytes: Uint8Array): Uint8Array {
+function decodeForSearch(bytes: Uint8Array): { data: Uint8Array; transcoded: boolean } {
   const bom = detectBom(bytes);
-  if (bom === undefined) return bytes;
-  if (bom === "utf-8") return bytes.subarray(3);
+  if (bom === undefined) return { data: bytes, transcoded: false };
+  if (bom === "utf-8") return { data: bytes.subarray(3), transcoded: true };
   let units = bytes.subarray(2);
   if (bom === "utf-16be") {
     units = units.slice();
     for (let i = 0; i + 1 < units.length; i += 2) [units[i], units[i + 1]] = [units[i + 1] as number, units[i] as number];
   }
-  return encodeUtf8(new TextDecoder("utf-16le", { ignoreBOM: true }).decode(units));
+  return { data: encodeUtf8(new TextDecoder("utf-16le", { ignoreBOM: true }).decode(units)), transcoded: true };
 }
 
 /** How ripgrep's line buffer went through a walked file. */
@@ -110,12 +158,37 @@ function bufferFills(data: Uint8Array, nul: number): BufferFills {
   }
 }
 
-function matchLines(data: Uint8Array, buffer: BufferFills, regex: LineRegex, budget: Budget, path: string): GrepLine[] {
+/** Bytes of a file searched between reports of the work to the budget. */
+const PACE_BYTES = 65_536;
+
+/**
+ * The matching lines. With `watchNul`, `nulInMatch` is the first NUL inside a reported line (ripgrep's check
+ * of a mapped file past its first 64 KiB).
+ */
+async function matchLines(
+  data: Uint8Array,
+  buffer: BufferFills,
+  regex: LineRegex,
+  budget: Budget,
+  path: string,
+  watchNul: boolean,
+): Promise<{ lines: GrepLine[]; nulInMatch: number | undefined }> {
   const out: GrepLine[] = [];
+  let nulInMatch: number | undefined;
+  const watch = (start: number, stop: number) => {
+    if (!watchNul || nulInMatch !== undefined) return;
+    const at = data.subarray(start, stop).indexOf(0);
+    if (at !== -1) nulInMatch = start + at;
+  };
   const { end, starts } = buffer;
   const finder = regex.literals ? new LiteralFinder(data, end, regex.literals) : undefined;
-  let checked = 0;
+  let paced = 0;
   for (let start = 0; start < end; ) {
+    if (start - paced >= PACE_BYTES) {
+      const pause = budget.pace(start - paced);
+      paced = start;
+      if (pause) await pause;
+    }
     if (finder) {
       const hit = finder.next(start);
       if (hit === -1) break;
@@ -129,9 +202,8 @@ function matchLines(data: Uint8Array, buffer: BufferFills, regex: LineRegex, bud
     const terminated = stop < end;
     if (finder && regex.plain) {
       // The finder stopped on an occurrence in this line, and the occurrences are the matches.
-      const found = plainMatch(data, start, stop, terminated, regex.plain, finder);
-      budget.spend(estimateJson(found, path));
-      out.push(found);
+      out.push(plainMatch(data, start, stop, terminated, regex.plain, finder, budget, path));
+      watch(start, terminated ? stop + 1 : stop);
       start = stop + 1;
       continue;
     }
@@ -146,23 +218,36 @@ function matchLines(data: Uint8Array, buffer: BufferFills, regex: LineRegex, bud
     let first = direct ? regex.find(line, 0, bufferStart, info) : undefined;
     let matched = direct ? first !== undefined : regex.test(line, info);
     let text: string | undefined;
+    const whole = data.subarray(start, terminated ? stop + 1 : stop);
+    budget.beginMessage();
     if (matched || regex.matchesBytes) {
-      text = strictUtf8(data.subarray(start, terminated ? stop + 1 : stop));
-      if (text === undefined) {
+      // A matching line too long for what is left of the output budget fails the search below; it is only
+      // checked for validity, not decoded (a 50 MB line would otherwise become a 50 MB string first).
+      let valid: boolean;
+      if (matched && whole.length > budget.remainingOutput) valid = isUtf8(whole);
+      else {
+        text = strictUtf8(whole);
+        valid = text !== undefined;
+      }
+      if (!valid) {
         info = { valid: false, ascii: false };
         first = direct ? regex.find(line, 0, bufferStart, info) : undefined;
         matched = direct ? first !== undefined : regex.test(line, info);
       }
     }
     if (matched) {
-      const found = lineMatch(data, start, line, terminated, text, regex, info, bufferStart, first);
-      budget.spend(estimateJson(found, path));
-      out.push(found);
+      // Charged before the submatches are collected, each of which is charged as it is found, so the
+      // output cap also bounds the memory a line with millions of matches takes.
+      budget.spend(MESSAGE_BYTES + path.length + dataBytes(whole.length, info.valid));
+      if (info.valid) text ??= strictUtf8(whole);
+      out.push(lineMatch(data, start, line, terminated, text, regex, info, bufferStart, first, budget));
+      watch(start, terminated ? stop + 1 : stop);
     }
     start = stop + 1;
-    if (++checked % 4096 === 0) budget.check();
   }
-  return out;
+  const pause = budget.pace(end - paced);
+  if (pause) await pause;
+  return { lines: out, nulInMatch };
 }
 
 // R-M2: submatches are found by searching again from the end of the previous one (one byte further after
@@ -178,6 +263,7 @@ function lineMatch(
   info: LineInfo,
   bufferStart: boolean,
   first: [number, number] | undefined,
+  budget: Budget,
 ): GrepLine {
   const submatches: GrepSubmatch[] = [];
   const limit = line.length + (terminated ? 1 : 0);
@@ -192,7 +278,9 @@ function lineMatch(
       pos = s + 1;
       continue;
     }
-    submatches.push({ match: searchData(line.subarray(s, e), text !== undefined), start: s, end: e });
+    const match = searchData(line.subarray(s, e), text !== undefined);
+    budget.spend(SUBMATCH_BYTES + dataBytes(e - s, "text" in match));
+    submatches.push({ match, start: s, end: e });
     lastEnd = e;
     pos = e > s ? e : e + 1;
   }
@@ -218,12 +306,26 @@ const lenient = new TextDecoder("utf-8", { ignoreBOM: true });
 
 // The match of a plain literal: its non-overlapping occurrences, left to right. A literal is valid UTF-8,
 // so its text is the pattern's whatever the rest of the line holds.
-function plainMatch(data: Uint8Array, start: number, stop: number, terminated: boolean, literal: Uint8Array, finder: LiteralFinder): GrepLine {
+function plainMatch(
+  data: Uint8Array,
+  start: number,
+  stop: number,
+  terminated: boolean,
+  literal: Uint8Array,
+  finder: LiteralFinder,
+  budget: Budget,
+  path: string,
+): GrepLine {
   const end = stop + (terminated ? 1 : 0);
-  const text = strictUtf8(data.subarray(start, end));
+  const whole = data.subarray(start, end);
+  budget.beginMessage();
+  const valid = whole.length > budget.remainingOutput ? isUtf8(whole) : undefined;
+  budget.spend(MESSAGE_BYTES + path.length + dataBytes(whole.length, valid ?? true));
+  const text = strictUtf8(whole);
   const match: SearchData = { text: lenient.decode(literal) };
   const submatches: GrepSubmatch[] = [];
   for (let at = finder.next(start); at !== -1 && at + literal.length <= stop; at = finder.next(at + literal.length)) {
+    budget.spend(SUBMATCH_BYTES + literal.length);
     submatches.push({ match, start: at - start, end: at - start + literal.length });
   }
   const line: SearchData = text === undefined ? { bytes: data.slice(start, end) } : { text };
@@ -260,13 +362,13 @@ function lineNumberAt(data: Uint8Array, offset: number): number {
   return line;
 }
 
-// What ripgrep would print for one match message, roughly: the fixed keys, the path, the line and each
-// submatch.
-function estimateJson(line: GrepLine, path: string): number {
-  const size = (d: SearchData) => ("text" in d ? d.text.length : Math.ceil((d.bytes.length * 4) / 3));
-  let n = 120 + path.length + size(line.line);
-  for (const s of line.submatches) n += 40 + size(s.match);
-  return n;
+// What ripgrep would print for one match message, roughly: its fixed keys and the path, the line, and for
+// each submatch its keys and its text (bytes fields are base64).
+const MESSAGE_BYTES = 120;
+const SUBMATCH_BYTES = 40;
+
+function dataBytes(length: number, text: boolean): number {
+  return text ? length : Math.ceil((length * 4) / 3);
 }
 
 /**

@@ -2,7 +2,8 @@
 // walked directories and in every ancestor of the search root, `.git/info/exclude`, repository boundaries.
 // The global git excludes file is never read (the ripgrep backend passes --no-ignore-global).
 import type { FileSystem, FsDirEntry, FsTarget } from "../../fs/mod.ts";
-import { type GlobRule, matchRules, parseRule, type RuleMatch, RuleSyntaxError } from "./rules.ts";
+import { GLOB_NEST_LIMIT } from "./glob.ts";
+import { type GlobRule, matchRules, type ParsedRule, type RuleMatch, RuleSyntaxError, readRule } from "./rules.ts";
 import { byteString, strictUtf8 } from "./text.ts";
 
 /** The ignore rules of one directory, linked to those of its parent directory. */
@@ -151,12 +152,14 @@ function joinAbs(dir: string, name: string): string {
 }
 
 // Reads one ignore file; a missing or unreadable file has no rules, and a malformed line is skipped, as
-// ripgrep only warns about both. Reading stops at the first line that is not UTF-8, as ripgrep's does.
+// ripgrep only warns about both. Reading stops at the first line that is not UTF-8, as ripgrep's does. A
+// line nested past ripgrep's limit makes ripgrep fail to build the file's matcher, so it warns and uses none
+// of the file's rules.
 async function readRules(fs: FileSystem, target: FsTarget | undefined, signal: AbortSignal | undefined): Promise<readonly GlobRule[]> {
   if (!target) return NONE;
   const read = await fs.readBytes(target, { maxBytes: Number.MAX_SAFE_INTEGER, signal }).catch(() => undefined);
   if (!read) return NONE;
-  const rules: GlobRule[] = [];
+  const parsed: ParsedRule[] = [];
   const bytes = read.bytes;
   let start = 0;
   for (let lineNo = 0; start < bytes.length; lineNo++) {
@@ -168,12 +171,14 @@ async function readRules(fs: FileSystem, target: FsTarget | undefined, signal: A
     if (line === undefined) break;
     if (lineNo === 0) line = line.replace(/^\uFEFF+/, "");
     try {
-      const rule = parseRule(line, { allowUnclosedClass: true });
-      if (rule) rules.push(rule);
+      const rule = readRule(line, { allowUnclosedClass: true });
+      if (rule) parsed.push(rule);
     } catch (error) {
       if (!(error instanceof RuleSyntaxError)) throw error;
     }
     start = next;
   }
-  return rules.length > 0 ? rules : NONE;
+  if (parsed.length === 0 || parsed.some((rule) => rule.depth > GLOB_NEST_LIMIT)) return NONE;
+  const rules: GlobRule[] = parsed.map((rule) => rule.compile());
+  return rules;
 }

@@ -1,11 +1,12 @@
 // Glob rules the way ripgrep reads them: a `-g` value and a line of an ignore file share one syntax (the
 // gitignore line), and only the meaning of `!` differs. Rules O1-O7 of the research spec.
-import { compileGlob, GlobSyntaxError } from "./glob.ts";
+import { quoteInput } from "../../errors/mod.ts";
+import { type GlobMatcher, GlobSyntaxError, GlobTooDeepError, parseGlob } from "./glob.ts";
 import { trimEndWhiteSpace } from "./text.ts";
 
 /** One parsed rule line. */
 export interface GlobRule {
-  readonly regex: RegExp;
+  readonly matcher: GlobMatcher;
   /** The line started with `!`. */
   readonly negated: boolean;
   /** The line ended with `/`: it applies to directories only. */
@@ -15,6 +16,26 @@ export interface GlobRule {
 /** A rule line that does not compile; the message is ripgrep's `error parsing glob '…': …`. */
 export class RuleSyntaxError extends Error {
   override readonly name = "RuleSyntaxError";
+  /**
+   * The glob parses but nests past ripgrep's limit: ripgrep only notices when it builds the whole set, so such
+   * a line fails every `-g` value at once and drops its whole ignore file.
+   */
+  readonly tooDeep: boolean;
+
+  constructor(message: string, tooDeep = false) {
+    super(message);
+    this.tooDeep = tooDeep;
+  }
+}
+
+/** A parsed rule line whose glob is compiled on demand (so every line's syntax is checked first). */
+export interface ParsedRule {
+  readonly negated: boolean;
+  readonly dirOnly: boolean;
+  /** How deep ripgrep's regex for the glob nests (see GLOB_NEST_LIMIT). */
+  readonly depth: number;
+  /** Throws RuleSyntaxError with `tooDeep` set past ripgrep's nest limit. */
+  compile(): GlobRule;
 }
 
 export interface RuleOptions {
@@ -23,8 +44,13 @@ export interface RuleOptions {
   readonly allowUnclosedClass?: boolean;
 }
 
-/** Parses one rule line; undefined for a comment or a blank line. Throws RuleSyntaxError. */
+/** Parses and compiles one rule line; undefined for a comment or a blank line. Throws RuleSyntaxError. */
 export function parseRule(line: string, options?: RuleOptions): GlobRule | undefined {
+  return readRule(line, options)?.compile();
+}
+
+/** Parses one rule line without compiling it; undefined for a comment or a blank line. Throws RuleSyntaxError. */
+export function readRule(line: string, options?: RuleOptions): ParsedRule | undefined {
   if (line.startsWith("#")) return undefined;
   const original = line.endsWith("\\ ") ? line : trimEndWhiteSpace(line);
   if (original === "") return undefined;
@@ -51,13 +77,30 @@ export function parseRule(line: string, options?: RuleOptions): GlobRule | undef
   }
   if (!anchored && !glob.includes("/") && !glob.startsWith("**/") && glob !== "**") glob = `**/${glob}`;
   if (glob.endsWith("/**")) glob = `${glob}/*`;
-  try {
-    const regex = compileGlob(glob, options);
-    return { regex, negated, dirOnly };
-  } catch (error) {
-    if (error instanceof GlobSyntaxError) throw new RuleSyntaxError(`error parsing glob '${original}': ${error.message}`);
+  const fail = (error: unknown): never => {
+    if (error instanceof GlobSyntaxError) {
+      throw new RuleSyntaxError(`error parsing glob ${quoteInput(original, "'")}: ${error.message}`, error instanceof GlobTooDeepError);
+    }
     throw error;
+  };
+  let parsed: ReturnType<typeof parseGlob>;
+  try {
+    parsed = parseGlob(glob, options);
+  } catch (error) {
+    return fail(error);
   }
+  return {
+    negated,
+    dirOnly,
+    depth: parsed.depth,
+    compile() {
+      try {
+        return { matcher: parsed.compile(), negated, dirOnly };
+      } catch (error) {
+        return fail(error);
+      }
+    },
+  };
 }
 
 /** How a rule list judged a path: gitignore terms, where `whitelist` is a `!` line. */
@@ -68,7 +111,7 @@ export function matchRules(rules: readonly GlobRule[], path: string, isDir: bool
   for (let i = rules.length - 1; i >= 0; i--) {
     const rule = rules[i] as GlobRule;
     if (rule.dirOnly && !isDir) continue;
-    if (rule.regex.test(path)) return rule.negated ? "whitelist" : "ignore";
+    if (rule.matcher.test(path)) return rule.negated ? "whitelist" : "ignore";
   }
   return undefined;
 }

@@ -23,6 +23,42 @@ export function utf8Length(text: string): number {
   return NON_ASCII.test(text) ? encodeUtf8(text).length : text.length;
 }
 
+/** Whether `bytes` are valid UTF-8 (as TextDecoder's fatal mode judges), without decoding them. */
+export function isUtf8(bytes: Uint8Array): boolean {
+  const n = bytes.length;
+  for (let i = 0; i < n; ) {
+    const b = bytes[i] as number;
+    if (b < 0x80) {
+      i++;
+      continue;
+    }
+    // The continuation count and the range of the first continuation byte (no overlongs, no surrogates,
+    // nothing past U+10FFFF).
+    let need: number;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (b >= 0xc2 && b <= 0xdf) need = 1;
+    else if (b >= 0xe0 && b <= 0xef) {
+      need = 2;
+      if (b === 0xe0) lo = 0xa0;
+      else if (b === 0xed) hi = 0x9f;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      need = 3;
+      if (b === 0xf0) lo = 0x90;
+      else if (b === 0xf4) hi = 0x8f;
+    } else return false;
+    if (i + need >= n) return false;
+    const c = bytes[i + 1] as number;
+    if (c < lo || c > hi) return false;
+    for (let k = 2; k <= need; k++) {
+      const d = bytes[i + k] as number;
+      if (d < 0x80 || d > 0xbf) return false;
+    }
+    i += need + 1;
+  }
+  return true;
+}
+
 /** The text of valid UTF-8 bytes, or undefined when they are not valid UTF-8. */
 export function strictUtf8(bytes: Uint8Array): string | undefined {
   try {

@@ -120,6 +120,8 @@ class Walker {
     // Ignore rules match the path as walked (through a followed link, not its target), as ripgrep's do.
     const level = this.#scope.noIgnore ? undefined : await childLevel(this.#fs, frame.abs, entries, frame.level, signal);
     for (const entry of entries) {
+      const pause = this.#budget.pace(32 + entry.name.length);
+      if (pause) await pause;
       let type = entry.type;
       let target = entry.target;
       const out = joinOut(frame.out, entry.name);

@@ -34,7 +34,8 @@ export type Node =
       readonly unicode: boolean;
     }
   | { readonly kind: "assertion"; readonly assertion: AssertionKind; readonly unicode: boolean }
-  | { readonly kind: "group"; readonly node: Node }
+  /** `capture` for a capturing group, which regex-syntax keeps as a node of its own. */
+  | { readonly kind: "group"; readonly node: Node; readonly capture?: boolean }
   | { readonly kind: "concat"; readonly nodes: readonly Node[] }
   | { readonly kind: "alternation"; readonly nodes: readonly Node[] }
   | { readonly kind: "repeat"; readonly node: Node; readonly min: number; readonly max: number; readonly greedy: boolean };

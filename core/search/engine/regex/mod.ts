@@ -7,7 +7,9 @@
  */
 import { MatcherInput, type MatcherInputBase, RE2JS } from "re2js";
 import { encodeUtf8 } from "../../../text/mod.ts";
+import { cutInput } from "../../../errors/mod.ts";
 import { SearchError } from "../../errors.ts";
+import { checkPatternSize } from "../../limits.ts";
 import { errorMessage } from "../text.ts";
 import { emit, hasBytes, hasTextStart, hasUnicodeBoundary } from "./emit.ts";
 import { plainLiteral, requiredLiterals } from "./literals.ts";
@@ -48,6 +50,7 @@ export interface LineRegex {
 
 /** Compiles a ripgrep pattern; fails SEARCH_INVALID_PATTERN with ripgrep's wording or a named refusal. */
 export function compileRegex(pattern: string): LineRegex {
+  checkPatternSize(pattern);
   let parsed: ReturnType<typeof parseRegex>;
   try {
     parsed = parseRegex(pattern);
@@ -107,9 +110,13 @@ export function compileRegex(pattern: string): LineRegex {
 function invalid(pattern: string, error: RegexError): SearchError {
   const details = { pattern, reason: error.reason, refused: error instanceof RegexRefusal };
   if (error.bare) return new SearchError("SEARCH_INVALID_PATTERN", error.reason, { details });
-  const wrapped = `(?:${pattern})`;
+  let wrapped = `(?:${pattern})`;
+  // A long pattern is quoted up to a bound; the caret line only when the span falls within it.
+  const cut = cutInput(wrapped);
+  const shown = cut.omitted === 0;
+  if (!shown) wrapped = `${cut.text}… (${cut.omitted} more characters)`;
   let message = `regex parse error:\n    ${wrapped}\n`;
-  if (!wrapped.includes("\n")) {
+  if (!wrapped.includes("\n") && (shown || error.end <= cut.text.length)) {
     const width = Math.max(1, error.end - error.start);
     message += `    ${" ".repeat(error.start)}${"^".repeat(width)}\n`;
   }

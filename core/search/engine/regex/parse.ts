@@ -4,6 +4,7 @@
 // same. Constructs ripgrep rejects fail with ripgrep's reason; constructs the engine cannot reproduce fail
 // with a refusal that names them (rules X1-X5).
 import type { AssertionKind, ClassItem, Node } from "./ast.ts";
+import { containsNul, NUL_BANNED } from "./ban.ts";
 import { classParts } from "./classes.ts";
 import { resolveProperty } from "./properties.ts";
 
@@ -42,6 +43,8 @@ export function parseRegex(pattern: string): { readonly node: Node; readonly wra
   const wrapped = `(?:${pattern})`;
   const parser = new Parser(wrapped);
   const node = parser.parse();
+  // ripgrep checks this before the newline ban: binary detection stops at a NUL, so no line can hold one.
+  if (containsNul(node)) throw new RegexError(NUL_BANNED, 0, 0, true);
   if (containsBannedNewline(node)) {
     throw new RegexError('the literal "\\n" is not allowed in a regex', 0, 0, true);
   }
@@ -158,7 +161,7 @@ class Parser {
   }
 
   #group(outer: Flags, start: number): Node | undefined {
-    if (!this.#is("?")) return this.#groupBody({ ...outer }, start);
+    if (!this.#is("?")) return this.#groupBody({ ...outer }, start, true);
     this.#pos++;
     if (this.#is("=") || this.#is("!") || (this.#is("<") && (this.#is("=", 1) || this.#is("!", 1)))) {
       const end = this.#pos + (this.#is("<") ? 2 : 1);
@@ -167,12 +170,12 @@ class Parser {
     if (this.#is("P") && this.#is("<", 1)) {
       this.#pos += 2;
       this.#captureName();
-      return this.#groupBody({ ...outer }, start);
+      return this.#groupBody({ ...outer }, start, true);
     }
     if (this.#is("<")) {
       this.#pos++;
       this.#captureName();
-      return this.#groupBody({ ...outer }, start);
+      return this.#groupBody({ ...outer }, start, true);
     }
     // Flags: `(?flags)` changes the enclosing group from here on; `(?flags:…)` scopes them to a group.
     const flags = { ...outer };
@@ -224,11 +227,11 @@ class Parser {
     this.#pos++;
   }
 
-  #groupBody(flags: Flags, start: number): Node {
+  #groupBody(flags: Flags, start: number, capture = false): Node {
     const node = this.#alternation(flags);
     if (!this.#is(")")) throw new RegexError("unclosed group", start, start + 1);
     this.#pos++;
-    return { kind: "group", node };
+    return capture ? { kind: "group", node, capture } : { kind: "group", node };
   }
 
   #repetition(node: Node, flags: Flags): Node {

@@ -133,6 +133,21 @@ describe("rejections (rules X1, X5): ripgrep's reasons, with its framing", () =>
     expect(rejection(pattern)).toEqual({ message, refused: false });
   });
 
+  test("a long pattern is quoted up to a bound; the caret line only when the span falls within it", () => {
+    const late = rejection(`${"a".repeat(5000)}[z-a]`).message;
+    expect(late).toBe(`regex parse error:\n    (?:${"a".repeat(1021)}… (3985 more characters)\nerror: invalid character class range, the start must be <= the end`);
+    const early = rejection(`a[z-a]${"a".repeat(5000)}`).message;
+    expect(early.split("\n")[2]).toBe("         ^^^");
+    expect(early.length).toBeLessThan(1200);
+  });
+
+  test("a pattern that must match a NUL byte is refused as ripgrep refuses it", () => {
+    for (const pattern of ["foo\\x00?", "\\x{0}", "[^\\x01-\\x{10FFFF}]", "(\\x00)|(a)", "(?i)\\x00|a", "a\0b"]) {
+      expect(rejection(pattern).message, pattern).toMatch(/^pattern contains "\\0" but it is impossible to match: /);
+    }
+    for (const pattern of ["\\x00|a", "[\\x00a]", "\\x00{0}", "(?:\\x00|a)|bc"]) expect(() => compileRegex(pattern), pattern).not.toThrow();
+  });
+
   test("a newline the pattern must match is refused with ripgrep's own sentence", () => {
     for (const pattern of ["\\n", "[\\n]", "\\x0A", "a\nb", "\\n|\\n"]) {
       expect(rejection(pattern)).toEqual({ message: 'the literal "\\n" is not allowed in a regex', refused: false });
