@@ -27,6 +27,7 @@ import { toolsAccessGroup } from "./groups/tools-access.ts";
 import { toolsEditGroup } from "./groups/tools-edit.ts";
 import { toolsPolicyGroup } from "./groups/tools-policy.ts";
 import { toolsReadGroup } from "./groups/tools-read.ts";
+import { toolsRootsGroup } from "./groups/tools-roots.ts";
 import { toolsSandboxGroup } from "./groups/tools-sandbox.ts";
 import { toolsSearchGroup } from "./groups/tools-search.ts";
 import { toolsToolkitGroup } from "./groups/tools-toolkit.ts";
@@ -60,6 +61,7 @@ export {
   toolsEditGroup,
   toolsPolicyGroup,
   toolsReadGroup,
+  toolsRootsGroup,
   toolsSandboxGroup,
   toolsSearchGroup,
   toolsToolkitGroup,
@@ -88,11 +90,12 @@ export const seamGroups: readonly ConformanceGroup[] = [
 export const searchGroups: readonly ConformanceGroup[] = [searchDifferentialGroup];
 
 /**
- * The model-facing tools' groups: the toolkit, read, write, edit, the policy, the sandbox, the read scope and
+ * The model-facing tools' groups: the toolkit, several roots, read, write, edit, the policy, the sandbox, the read scope and
  * deny list, glob and grep.
  */
 export const toolGroups: readonly ConformanceGroup[] = [
   toolsToolkitGroup,
+  toolsRootsGroup,
   toolsReadGroup,
   toolsWriteGroup,
   toolsEditGroup,

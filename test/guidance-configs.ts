@@ -31,6 +31,8 @@ export interface GuidanceConfig {
   readonly runner: RunnerKind;
   readonly overCap: "sample" | "head";
   readonly limits: Partial<ToolLimits>;
+  /** Workspace roots after the first (WORKSPACE). */
+  readonly roots: readonly string[];
 }
 
 export const WORKSPACE = "/ws";
@@ -57,7 +59,7 @@ export function toolkitOptions(config: GuidanceConfig): ToolkitOptions {
   const approve = async (): Promise<ApprovalOutcome> => "rejected";
   return {
     fs,
-    workspace: WORKSPACE,
+    workspace: config.roots.length === 0 ? WORKSPACE : [WORKSPACE, ...config.roots],
     policy: config.policy,
     overCap: config.overCap,
     limits: config.limits,
@@ -96,6 +98,7 @@ const BASE: GuidanceConfig = {
   runner: "complete",
   overCap: "sample",
   limits: {},
+  roots: [],
 };
 
 const TOOL_SETS: readonly (readonly ToolName[] | undefined)[] = [
@@ -144,6 +147,10 @@ export function allConfigs(): GuidanceConfig[] {
   for (const tools of TOOL_SETS) {
     for (const policy of ["read-before-write", "none"] as const) {
       for (const sandbox of SANDBOXES) out.push({ ...BASE, tools, policy, ...sandbox });
+      // Several roots, with and without a sandbox that names them.
+      for (const sandbox of [SANDBOXES[0]!, { ...SANDBOXES[0]!, sandbox: "workspace-write" as const, writableRoots: ["/tmp"] }]) {
+        out.push({ ...BASE, tools, policy, ...sandbox, roots: ["/other/lib", "/more/lib"] });
+      }
       for (const services of [
         { search: true, spill: true },
         { search: true, spill: false },
@@ -173,6 +180,8 @@ export const PINNED: Readonly<Record<string, GuidanceConfig>> = {
   "deno-acp-without-tree-stop": { ...BASE, tools: ["bash", "glob", "grep"], spill: false, runner: "gapped", limits: { globMaxResults: 4 } },
   // No read-before-write policy, and no read tool.
   "unguarded-write-edit": { ...BASE, tools: ["write", "edit"], policy: "none", search: false, spill: false, runner: "none" },
+  // `toolfs mcp --root /ws --root /other/lib --root /more/lib` (the default sandbox; bash not offered here).
+  "mcp-three-roots": { ...BASE, sandbox: "workspace-write", writableRoots: ["/tmp"], approver: true, runner: "none", roots: ["/other/lib", "/more/lib"] },
 };
 
 /** A pinned file: the guidance and the definitions, as a model receives them. */

@@ -87,8 +87,21 @@ const STATEMENTS: readonly Statement[] = [
   { says: "see only the workspace", in: "guidance", when: (c, f) => c.readScope === "workspace" && (f.has("read") || f.has("glob") || f.has("grep")) },
   { says: 'Paths matching ".env", "*.pem" are refused to every tool.', in: "guidance", when: (c) => c.deny.length > 0 },
   { says: "ask the user", in: "guidance", when: (c, f) => f.confining && f.mutating && c.approver },
+  {
+    says: "ask the user to allow one call, except for a path no tool may read.",
+    in: "guidance",
+    when: (c, f) => f.confining && f.mutating && c.approver && (c.readScope === "workspace" || c.deny.length > 0),
+  },
   { says: "sandbox_permissions", in: "write", when: (c, f) => f.confining && c.approver },
   { says: "sandbox_permissions", in: "edit", when: (c, f) => f.confining && c.approver },
+  // several roots
+  { says: "Workspace roots: /ws, where relative paths start; lib (/other/lib); lib-2 (/more/lib). A path that starts", in: "guidance", when: (c) => c.roots.length > 0 },
+  ...(["read", "write", "edit", "glob", "grep"] as const).map((tool) => ({
+    says: "a path in another root starts with its name (lib, lib-2)",
+    in: tool,
+    when: (c: GuidanceConfig) => c.roots.length > 0,
+  })),
+  { says: "refuses writes outside the workspace, lib, lib-2 and /tmp", in: "guidance", when: (c, f) => c.sandbox === "workspace-write" && f.mutating && c.roots.length > 0 },
   // Never true of any configuration: the toolkit cannot know that a writable root is a temp directory.
   { says: "temp director", in: "guidance", when: () => false },
 ];

@@ -10,6 +10,8 @@ import { fileURLToPath } from "node:url";
 import { Client } from "@modelcontextprotocol/client";
 import { StdioClientTransport } from "@modelcontextprotocol/client/stdio";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { detectBubblewrap } from "../core/mod.ts";
+import { createNodeProcessRunner } from "../adapters/node/mod.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 const readme = readFileSync(join(root, "README.md"), "utf8");
@@ -29,11 +31,26 @@ afterEach(() => {
   rmSync(home, { recursive: true, force: true });
 });
 
+// The default sandbox offers bash confined by bubblewrap where it works, and leaves it out elsewhere.
+const confinement = await detectBubblewrap(createNodeProcessRunner());
+const TOOLS = ["read", "write", "edit", "glob", "grep", ...(confinement.available ? ["bash"] : [])];
+
 const fill = (text: string) => text.replaceAll("/path/to/toolfs", root).replaceAll("/path/to/project", project);
-const env = () => ({ PATH: process.env.PATH ?? "", HOME: home, npm_config_update_notifier: "false" });
+// `npx --prefix <this repository> toolfs` runs the package's own bin, dist/cli.js, installing nothing. Were a
+// future npm to install it instead, its lifecycle build would run; VITEST makes that build refuse (note 0011)
+// rather than empty dist/ under the other tests, and the stamp check below would fail.
+const env = () => ({ PATH: process.env.PATH ?? "", HOME: home, npm_config_update_notifier: "false", VITEST: "true" });
+const stamp = () => readFileSync(join(root, "dist", ".build-stamp"), "utf8");
 
 describe("An MCP server", () => {
   const configs = fenced(section("An MCP server"), "json");
+  let built: string;
+  beforeEach(() => {
+    built = stamp();
+  });
+  afterEach(() => {
+    expect(stamp(), "dist/ was rebuilt by the README's command").toBe(built);
+  });
 
   test("has a configuration for Claude Desktop, Cursor and VS Code", () => {
     expect(configs).toHaveLength(3);
@@ -48,7 +65,7 @@ describe("An MCP server", () => {
     const client = new Client({ name: "readme", version: "1.0.0" });
     await client.connect(new StdioClientTransport({ command: entry.command, args: entry.args, cwd: home, env: env() }));
     try {
-      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["read", "write", "edit", "glob", "grep"]);
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(TOOLS);
       const read = await client.callTool({ name: "read", arguments: { path: "src/app.ts" } });
       expect(read.structuredContent).toMatchObject({ path: "src/app.ts", totalLines: 1 });
     } finally {
@@ -56,7 +73,7 @@ describe("An MCP server", () => {
     }
   });
 
-  test("the Inspector command prints the tool list", () => {
+  test("the Inspector command prints the tool list, and calls a tool", () => {
     const [command] = fenced(section("An MCP server"), "sh");
     const args = fill(command!.trim()).split(/\s+/);
     expect(args[0]).toBe("npx");
@@ -65,7 +82,16 @@ describe("An MCP server", () => {
       encoding: "utf8",
       env: { ...env(), MCP_CATALOG_PATH: join(home, "catalog.json") },
     });
-    expect((JSON.parse(output) as { tools: { name: string }[] }).tools.map((t) => t.name)).toEqual(["read", "write", "edit", "glob", "grep"]);
+    expect((JSON.parse(output) as { tools: { name: string }[] }).tools.map((t) => t.name)).toEqual(TOOLS);
+    // The same command calls a tool.
+    const call = args.slice(0, args.indexOf("--method"));
+    expect(call.length).toBeGreaterThan(1);
+    const read = execFileSync("npx", [...call.slice(1), "--method", "tools/call", "--tool-name", "read", "--tool-arg", "path=src/app.ts"], {
+      cwd: root,
+      encoding: "utf8",
+      env: { ...env(), MCP_CATALOG_PATH: join(home, "catalog.json") },
+    });
+    expect((JSON.parse(read) as { content: { text: string }[] }).content[0]!.text).toBe("1: export const retries = 3;\n\n(End of file: 1 line.)");
   });
 });
 

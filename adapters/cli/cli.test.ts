@@ -9,7 +9,11 @@ import { NdjsonPeer, nodeRuntime } from "../../test/acp-driver.ts";
 import { createMemoryProvider } from "../memory/mod.ts";
 import { detectBubblewrap } from "../../core/mod.ts";
 import { createNodeProcessRunner } from "../node/mod.ts";
+import { memoryRuntime } from "../mcp/support.ts";
+import type { ToolfsMcpSession } from "../mcp/mod.ts";
 import { type AcpHost, type CliHost, runCli } from "./cli.ts";
+import type { McpHost } from "./mcp.ts";
+import { nodeMcpHost } from "./mcp_node.ts";
 
 const cli = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
 const run = promisify(execFile);
@@ -133,6 +137,96 @@ describe("runCli", () => {
     await runCli([...call, "--sandbox", "workspace-write"], asked);
     expect(asked.asked[0]).toContain("the model asks for full access to write /etc/x, for this call only");
     expect(asked.stdout).toContain("Created /etc/x");
+  });
+});
+
+describe("toolfs mcp", () => {
+  // The CLI's side of `toolfs mcp` over a memory runtime: what it serves is recorded, nothing is served.
+  function mcpHost(runtime = memoryRuntime()) {
+    const served: ToolfsMcpSession[] = [];
+    const mcp: McpHost = {
+      runtime: () => runtime,
+      stdio: async (session) => void served.push(session),
+      http: async () => {},
+      env: () => undefined,
+    };
+    runtime.volume.mkdirSync("/ws", { recursive: true });
+    return Object.assign(memoryHost({}), { mcp: () => mcp, served, runtime });
+  }
+
+  test("bad sandbox flags are usage errors, before anything is served", async () => {
+    for (const argv of [
+      ["--sandbox", "lax"],
+      ["--read-scope", "home"],
+      ["--read-scope"],
+      ["--deny"],
+      ["--deny", "a{b"],
+      ["--deny", "  "],
+      ["--network", "yes"],
+    ]) {
+      const host = mcpHost();
+      expect(await runCli(["mcp", "--root", "/ws", ...argv], host), argv.join(" ")).toBe(2);
+      expect(host.stderr, argv.join(" ")).toMatch(/^toolfs: .+\n\nUsage:/);
+      expect(host.served).toEqual([]);
+    }
+    const host = mcpHost();
+    await runCli(["mcp", "--root", "/ws", "--read-scope", "home"], host);
+    expect(host.stderr).toContain('--read-scope must be one of anywhere, workspace, got "home"');
+  });
+
+  test("the sandbox flags reach the server; the read scope is the roots unless --read-scope anywhere", async () => {
+    const host = mcpHost();
+    host.runtime.volume.mkdirSync("/elsewhere");
+    host.runtime.volume.writeFileSync("/elsewhere/b.txt", "b\n");
+    host.runtime.volume.writeFileSync("/ws/.env", "S=1\n");
+    expect(await runCli(["mcp", "--root", "/ws", "--sandbox", "read-only", "--deny", ".env"], host)).toBe(0);
+    const [session] = host.served;
+    const { Client, InMemoryTransport } = await import("@modelcontextprotocol/client");
+    const client = new Client({ name: "cli-test", version: "1" });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await session!.server.connect(serverSide);
+    await client.connect(clientSide);
+    try {
+      const code = async (name: string, args: Record<string, unknown>) =>
+        ((await client.callTool({ name, arguments: args })).structuredContent as { error?: { code: string } }).error?.code;
+      expect(await code("read", { path: ".env" })).toBe("FS_SANDBOX_DENIED");
+      expect(await code("read", { path: "/elsewhere/b.txt" })).toBe("FS_SANDBOX_DENIED");
+      expect(await code("write", { path: "new.txt", content: "x" })).toBe("FS_SANDBOX_DENIED");
+      expect(client.getInstructions()).toContain("The read-only sandbox refuses every write");
+    } finally {
+      await client.close();
+    }
+    const anywhere = mcpHost(host.runtime);
+    await runCli(["mcp", "--root", "/ws", "--read-scope", "anywhere"], anywhere);
+    expect(anywhere.served[0]!.server).toBeDefined();
+    expect(anywhere.stderr).toBe("");
+  });
+
+  test("what is withheld is said once on stderr, at startup; the Node host detects bubblewrap once per process", async () => {
+    const runtime = memoryRuntime();
+    let detections = 0;
+    const scripted = { run: async () => ({ exitCode: 0, signal: null, forced: false }) };
+    const unconfinable = {
+      ...runtime,
+      workspace: async (roots: readonly string[]) => ({ ...(await runtime.workspace(roots)), runner: scripted }),
+      confinement: async () => (detections++, { kind: "bubblewrap", available: false, program: "bwrap", reason: "bubblewrap (bwrap) is not installed" } as const),
+    };
+    const host = mcpHost(Object.assign(unconfinable, { volume: runtime.volume }));
+    await runCli(["mcp", "--root", "/ws"], host);
+    expect(host.stderr).toBe("toolfs mcp: bash is not available: its commands cannot be held to the workspace-write sandbox here (bubblewrap (bwrap) is not installed)\n");
+    expect(detections).toBe(1);
+
+    let detected = 0;
+    const node = nodeMcpHost({
+      runner: scripted,
+      tempRoots: [],
+      spillDirectory: "/tmp/toolfs-spill",
+      realDirectory: async (path) => path,
+      confinement: async () => (detected++, { kind: "bubblewrap", available: true, program: "bwrap" }),
+    });
+    const answers = await Promise.all([node.runtime("node").confinement!(), node.runtime("node").confinement!(), node.runtime("memory").confinement!()]);
+    expect(answers.every((answer) => answer.available)).toBe(true);
+    expect(detected).toBe(1);
   });
 });
 

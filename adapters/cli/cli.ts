@@ -8,11 +8,7 @@ import {
   createFsSpillStore,
   createToolkit,
   type FileSystem,
-  SANDBOX_MODES,
-  type SandboxMode,
   type ProcessRunner,
-  READ_SCOPES,
-  type ReadScope,
   type SandboxOptions,
   sandboxPolicy,
   type SearchBackend,
@@ -25,6 +21,7 @@ import { createModel } from "../acp/drivers.ts";
 import { createScriptedModel, type Model, ModelError, parseScript } from "../acp/model.ts";
 import type { AcpRuntime } from "../acp/mod.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../acp/permissions.ts";
+import { noFlags, type SandboxFlags, sandboxFlag, UsageError } from "./flags.ts";
 import { MCP_USAGE, type McpHost, runMcp } from "./mcp.ts";
 
 /** What the CLI needs from its runtime. */
@@ -120,14 +117,6 @@ ${MCP_USAGE.options}
 Example:
   toolfs read '{"path":"README.md"}' edit '{"path":"README.md","old_string":"a","new_string":"b"}'`;
 
-/** The sandbox flags, shared by the tool-call commands and `acp`. */
-interface SandboxFlags {
-  sandbox: SandboxMode | undefined;
-  readScope: ReadScope | undefined;
-  readonly deny: string[];
-  network: boolean;
-}
-
 interface Parsed {
   readonly command: "calls" | "tools" | "prompt" | "help";
   readonly calls: { tool: string; args: unknown; text: string }[];
@@ -136,30 +125,6 @@ interface Parsed {
   readonly flags: SandboxFlags;
   readonly approve: "yes" | "no" | undefined;
   readonly json: boolean;
-}
-
-class UsageError extends Error {}
-
-const noFlags = (): SandboxFlags => ({ sandbox: undefined, readScope: undefined, deny: [], network: false });
-
-/** Reads one sandbox flag at argv[i]; returns how many arguments it took (0 when it is not one). */
-function sandboxFlag(argv: readonly string[], i: number, flags: SandboxFlags): number {
-  const arg = argv[i] as string;
-  if (arg === "--network") {
-    flags.network = true;
-    return 1;
-  }
-  if (arg !== "--sandbox" && arg !== "--read-scope" && arg !== "--deny") return 0;
-  const value = argv[i + 1];
-  if (value === undefined) throw new UsageError(`${arg} needs a value`);
-  if (arg === "--sandbox") {
-    if (!(SANDBOX_MODES as readonly string[]).includes(value)) throw new UsageError(`--sandbox must be one of ${SANDBOX_MODES.join(", ")}, got "${value}"`);
-    flags.sandbox = value as SandboxMode;
-  } else if (arg === "--read-scope") {
-    if (!(READ_SCOPES as readonly string[]).includes(value)) throw new UsageError(`--read-scope must be one of ${READ_SCOPES.join(", ")}, got "${value}"`);
-    flags.readScope = value as ReadScope;
-  } else flags.deny.push(value);
-  return 2;
 }
 
 /**

@@ -75,5 +75,12 @@ process.exitCode = await runCli(process.argv.slice(2), {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
   acp,
-  mcp: () => nodeMcpHost({ runner: createNodeProcessRunner(), tempRoots, spillDirectory: join(tempRoots[0] ?? tmpdir(), "toolfs-spill"), realDirectory }),
+  mcp: () =>
+    nodeMcpHost({
+      runner: createNodeProcessRunner(),
+      tempRoots,
+      spillDirectory: join(tempRoots[0] ?? tmpdir(), "toolfs-spill"),
+      realDirectory,
+      confinement: () => detectBubblewrap(createNodeProcessRunner()),
+    }),
 });

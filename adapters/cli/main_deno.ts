@@ -3,7 +3,7 @@
 // --allow-run=<rgPath>,bash,setsid,kill,ps (bash also starts bubblewrap for a sandboxed bash); the tool-call
 // commands need write access where they write; a model needs --allow-net to its host and --allow-env for its
 // key's variable. `toolfs mcp` needs the same as acp, plus --allow-net for --http.
-import { createEngineBackend, createFsSpillStore, detectBubblewrap, type FileSystem } from "../../core/mod.ts";
+import { createEngineBackend, createFsSpillStore, detectBubblewrap, type FileSystem, type ShellConfinement } from "../../core/mod.ts";
 import type { McpRuntime, McpWorkspace } from "../mcp/mod.ts";
 import { createDenoProcessRunner, createDenoProvider, createDenoSearchBackend } from "../deno/mod.ts";
 import { type AcpHost, runCli } from "./cli.ts";
@@ -66,6 +66,9 @@ function acp(): AcpHost {
 
 function mcp(tempRoots: readonly string[]): McpHost {
   const runner = createDenoProcessRunner();
+  // Once per process, when a sandbox first needs it: every session shares the answer.
+  let detected: Promise<ShellConfinement> | undefined;
+  const confinement = () => (detected ??= detectBubblewrap(runner));
   const signalled = new Promise<void>((resolve) => {
     for (const name of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(name, () => resolve());
   });
@@ -92,6 +95,7 @@ function mcp(tempRoots: readonly string[]): McpHost {
     return {
       tempRoots,
       ...homeOption(),
+      confinement,
       workspace(roots) {
         const key = roots.join("\0");
         let workspace = workspaces.get(key);

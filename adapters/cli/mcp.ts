@@ -1,8 +1,8 @@
 // `toolfs mcp`: the MCP server on stdio, or on Streamable HTTP with --http. The MCP SDK is an optional peer
 // dependency, so it is loaded only here, when the command runs.
-import { SANDBOX_MODES, type SandboxMode } from "../../core/mod.ts";
 import type { McpHttpHandler, McpRuntime, ToolfsMcpSession } from "../mcp/mod.ts";
 import type { CliHost } from "./cli.ts";
+import { noFlags, type SandboxFlags, sandboxFlag, UsageError } from "./flags.ts";
 
 /** What `toolfs mcp` takes from its runtime. */
 export interface McpHost {
@@ -20,24 +20,29 @@ export const TOKEN_VARIABLE = "TOOLFS_MCP_TOKEN";
 
 /** The lines `toolfs --help` shows for mcp: the command, and its options. */
 export const MCP_USAGE = {
-  command: `  toolfs mcp [--root DIR]... [--sandbox MODE] [--backend node|memory] [--http HOST:PORT]
+  command: `  toolfs mcp [--root DIR]... [--backend node|memory] [--http HOST:PORT] [sandbox options]
                               serve the tools over the Model Context Protocol (stdio unless --http)`,
   options: `mcp options:
-  --root DIR            a workspace root (repeatable; the first is where relative paths start); without
-                        one, the client's roots are used
+  --root DIR            a workspace root (repeatable; the first is where relative paths start, and a path in
+                        another is written NAME/path, NAME being its folder's name); without one, the
+                        client's roots are used
   --sandbox MODE        read-only | workspace-write (default: writes inside the roots and temp directories)
-                        | full-access (also offers bash on the node backend)
+                        | full-access
+  --read-scope SCOPE    workspace (the default for mcp, as the reference filesystem server: read, glob, grep
+                        and bash see only the roots and temp directories) | anywhere (the default under
+                        full-access)
+  --deny GLOB, --network   as above
+                        bash (node backend) runs confined by bubblewrap, or is not offered where it cannot be;
+                        only full-access without --deny or --read-scope workspace runs it unconfined
   --http HOST:PORT      Streamable HTTP at http://HOST:PORT/mcp (HOST defaults to 127.0.0.1); a non-loopback
                         HOST requires ${TOKEN_VARIABLE}, the bearer token every request must carry`,
 };
 
 const LOOPBACK = ["127.0.0.1", "localhost", "[::1]", "::1"];
 
-class UsageError extends Error {}
-
 interface McpArgs {
   readonly roots: string[];
-  readonly sandbox: SandboxMode;
+  readonly flags: SandboxFlags;
   readonly backend: "node" | "memory";
   readonly http: { host: string; port: number } | undefined;
 }
@@ -79,16 +84,41 @@ export async function runMcp(argv: readonly string[], host: CliHost, usage: (mes
   }
   const runtime = mcpHost.runtime(args.backend);
   const log = (line: string) => host.err(`${line}\n`);
-  const session = () =>
-    mcp.createToolfsMcpSession({ runtime, sandbox: args.sandbox, log, ...(roots.length > 0 ? { roots } : {}) });
+  const { flags } = args;
+  const options = {
+    runtime,
+    log,
+    ...(roots.length > 0 ? { roots } : {}),
+    ...(flags.sandbox ? { sandbox: flags.sandbox } : {}),
+    ...(flags.readScope ? { readScope: flags.readScope } : {}),
+    ...(flags.deny.length > 0 ? { deny: flags.deny } : {}),
+    ...(flags.network ? { network: true } : {}),
+  };
+  const session = () => mcp.createToolfsMcpSession(options);
+  // The first session is built now, before any client: a bad --deny is a usage error, bubblewrap is detected
+  // once, and what is withheld is said once, on stderr (the tool list simply leaves it out).
+  let first: ToolfsMcpSession;
+  try {
+    first = await session();
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return usage(error.message);
+  }
+  for (const reason of Object.values(first.withheld)) log(`toolfs mcp: ${reason}`);
   if (!args.http) {
-    await mcpHost.stdio(await session());
+    await mcpHost.stdio(first);
     return 0;
   }
+  let spare: ToolfsMcpSession | undefined = first;
+  const next = async (): Promise<ToolfsMcpSession> => {
+    const given = spare;
+    spare = undefined;
+    return given ?? (await session());
+  };
   const { host: name, port } = args.http;
   const hostname = name === "::1" ? "[::1]" : name;
   const allowed = LOOPBACK.includes(name) ? ["localhost", "127.0.0.1", "[::1]"] : [hostname];
-  const handler = mcp.createMcpHttpHandler({ session, allowedHosts: allowed, allowedOrigins: allowed, token, log });
+  const handler = mcp.createMcpHttpHandler({ session: next, allowedHosts: allowed, allowedOrigins: allowed, token, log });
   await mcpHost.http(handler, name, port, (url) => log(`toolfs mcp: listening on ${url}`));
   await handler.close();
   return 0;
@@ -100,29 +130,30 @@ function undefinedIfBlank(value: string | undefined): string | undefined {
 
 function parse(argv: readonly string[]): McpArgs {
   const roots: string[] = [];
-  let sandbox: SandboxMode = "workspace-write";
+  const flags = noFlags();
   let backend: "node" | "memory" = "node";
   let http: McpArgs["http"];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
+    const taken = sandboxFlag(argv, i, flags);
+    if (taken > 0) {
+      i += taken - 1;
+      continue;
+    }
     const value = (): string => {
       const next = argv[++i];
       if (next === undefined) throw new UsageError(`${arg} needs a value`);
       return next;
     };
     if (arg === "--root") roots.push(value());
-    else if (arg === "--sandbox") {
-      const chosen = value();
-      if (!(SANDBOX_MODES as readonly string[]).includes(chosen)) throw new UsageError(`--sandbox must be one of ${SANDBOX_MODES.join(", ")}`);
-      sandbox = chosen as SandboxMode;
-    } else if (arg === "--backend") {
+    else if (arg === "--backend") {
       const chosen = value();
       if (chosen !== "node" && chosen !== "memory") throw new UsageError(`--backend must be node or memory, got "${chosen}"`);
       backend = chosen;
     } else if (arg === "--http") http = address(value());
     else throw new UsageError(`mcp does not take ${arg}`);
   }
-  return { roots, sandbox, backend, http };
+  return { roots, flags, backend, http };
 }
 
 function address(text: string): { host: string; port: number } {

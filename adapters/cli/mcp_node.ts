@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { homedir } from "node:os";
 import process from "node:process";
 import { Readable } from "node:stream";
-import { createEngineBackend, createFsSpillStore, type ProcessRunner } from "../../core/mod.ts";
+import { createEngineBackend, createFsSpillStore, type ProcessRunner, type ShellConfinement } from "../../core/mod.ts";
 import type { McpHttpHandler, McpRuntime, McpWorkspace } from "../mcp/mod.ts";
 import { createNodeProvider, createNodeSearchBackend } from "../node/mod.ts";
 import type { McpHost } from "./mcp.ts";
@@ -14,12 +14,18 @@ export interface NodeMcpHostOptions {
   readonly tempRoots: readonly string[];
   readonly spillDirectory: string;
   realDirectory(path: string): Promise<string | { error: string }>;
+  /** Detects how bash can be confined (detectBubblewrap); run at most once per host, when a sandbox needs it. */
+  confinement?(): Promise<ShellConfinement>;
 }
 
 /** The Node side of `toolfs mcp`. */
 export function nodeMcpHost(options: NodeMcpHostOptions): McpHost {
+  // Once per process: every session of every runtime shares the answer (a bubblewrap start costs ~100 ms).
+  let detected: Promise<ShellConfinement> | undefined;
+  const detect = options.confinement;
+  const confinement = detect ? () => (detected ??= detect()) : undefined;
   return {
-    runtime: (backend) => runtime(backend, options),
+    runtime: (backend) => runtime(backend, options, confinement),
     async stdio(session) {
       const { StdioServerTransport } = await import("@modelcontextprotocol/server/stdio");
       const closed = new Promise<void>((resolve) => (session.server.onclose = resolve));
@@ -33,7 +39,7 @@ export function nodeMcpHost(options: NodeMcpHostOptions): McpHost {
   };
 }
 
-function runtime(backend: "node" | "memory", options: NodeMcpHostOptions): McpRuntime {
+function runtime(backend: "node" | "memory", options: NodeMcpHostOptions, confinement: (() => Promise<ShellConfinement>) | undefined): McpRuntime {
   const workspaces = new Map<string, Promise<McpWorkspace>>();
   // One memory volume for the process, so every session sees the others' writes, as on a disk. memfs is an
   // optional peer dependency: loaded only for --backend memory.
@@ -62,6 +68,7 @@ function runtime(backend: "node" | "memory", options: NodeMcpHostOptions): McpRu
   return {
     tempRoots: options.tempRoots,
     home: homedir(),
+    ...(confinement ? { confinement } : {}),
     workspace(roots) {
       const key = roots.join("\0");
       let workspace = workspaces.get(key);

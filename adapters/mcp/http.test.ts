@@ -1,7 +1,7 @@
 // `toolfs mcp --http`: Streamable HTTP with sessions on loopback, as the built bin serves it. Many sessions at
 // once, each its own actor; DNS-rebinding protection; the bearer token; malformed and unknown-session requests.
 import { type ChildProcess, spawn } from "node:child_process";
-import { promises as fsp, readFileSync, realpathSync } from "node:fs";
+import { existsSync, promises as fsp, readFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "node:http";
@@ -9,6 +9,7 @@ import { createInterface } from "node:readline";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { root } from "../../test/acp-driver.ts";
+import { outsideTemp } from "../../test/outside.ts";
 
 const cli = join(root, "dist/cli.js");
 let ws: string;
@@ -43,8 +44,9 @@ async function start(env: Record<string, string> = {}, ...extra: string[]): Prom
   throw new Error("the server ended before it listened");
 }
 
-async function client(url: URL, headers: Record<string, string> = {}): Promise<Client> {
-  const c = new Client({ name: "http-test", version: "1.0.0" });
+async function client(url: URL, headers: Record<string, string> = {}, configure?: (c: Client) => void, options?: ConstructorParameters<typeof Client>[1]): Promise<Client> {
+  const c = new Client({ name: "http-test", version: "1.0.0" }, options);
+  configure?.(c);
   await c.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
   return c;
 }
@@ -62,6 +64,12 @@ describe("Streamable HTTP", () => {
         clients.map(async (c) => {
           for (;;) {
             const read = await c.callTool({ name: "read", arguments: { path: "counter.txt" } });
+            // Under the read scope, a read is confirmed against the file it opened; another session's atomic
+            // replace in between makes it "changed while it was being opened; read it again".
+            if (read.isError) {
+              expect(code(read)).toBe("FS_STALE_VERSION");
+              continue;
+            }
             const n = Number(/count: (\d+)/.exec(String((read.content as { text: string }[])[0]!.text))![1]);
             const edit = await c.callTool({ name: "edit", arguments: { path: "counter.txt", old_string: `count: ${n}`, new_string: `count: ${n + 1}` } });
             if (!edit.isError) return;
@@ -124,8 +132,50 @@ describe("Streamable HTTP", () => {
     const wrongPath = await fetch(new URL("/other", url), { method: "POST", headers, body: "{}" });
     expect(wrongPath.status).toBe(404);
     const c = await client(url);
-    expect((await c.listTools()).tools).toHaveLength(5);
+    expect((await c.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(["read", "write", "edit", "glob", "grep"]));
     await c.close();
+  });
+
+  test("escalation is asked through elicitation over Streamable HTTP; allowed writes once, declined writes nothing", async (context) => {
+    // Outside the root and the temp directories; with reads anywhere, a write there can be escalated.
+    const elsewhere = outsideTemp("toolfs-mcp-http-outside-");
+    if (!("path" in elsewhere)) return context.skip(elsewhere.reason);
+    const outside = elsewhere.path;
+    try {
+      const url = await start({}, "--read-scope", "anywhere");
+      const asked: string[] = [];
+      let answer: "allow" | "decline" = "allow";
+      const c = await client(
+        url,
+        {},
+        (x) =>
+          x.setRequestHandler("elicitation/create", async (request) => {
+            asked.push(request.params.message);
+            return answer === "allow" ? { action: "accept", content: { allow: true } } : { action: "decline" };
+          }),
+        { capabilities: { elicitation: { form: {} } } },
+      );
+      try {
+        const call = (name: string, extra: Record<string, unknown> = {}) =>
+          c.callTool({ name: "write", arguments: { path: join(outside, name), content: `${name}\n`, ...extra } });
+        const retry = { sandbox_permissions: "full-access", justification: "The user asked for this file there." };
+        const refused = await call("allowed.txt");
+        expect(code(refused)).toBe("FS_SANDBOX_DENIED");
+        expect(String((refused.content as { text: string }[])[0]!.text)).toContain("retry this exact call once with sandbox_permissions");
+        expect((await call("allowed.txt", retry)).isError).toBeFalsy();
+        expect(readFileSync(join(outside, "allowed.txt"), "utf8")).toBe("allowed.txt\n");
+        answer = "decline";
+        expect(code(await call("declined.txt"))).toBe("FS_SANDBOX_DENIED");
+        expect(code(await call("declined.txt", retry))).toBe("TOOL_ESCALATION_REJECTED");
+        expect(existsSync(join(outside, "declined.txt"))).toBe(false);
+        expect(asked).toHaveLength(2);
+        expect(asked[0]).toContain(`full access to write ${join(outside, "allowed.txt")}, once`);
+      } finally {
+        await c.close();
+      }
+    } finally {
+      elsewhere.dispose();
+    }
   });
 
   test("with TOOLFS_MCP_TOKEN set, requests without the bearer token get 401", async () => {

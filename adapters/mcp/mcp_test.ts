@@ -38,3 +38,22 @@ Deno.test("mcp (deno): the client's roots, and one actor per session", async () 
     await b.close();
   }
 });
+
+Deno.test("mcp (deno): reads stay in the roots by default; a second root's paths are its name and the path inside it", async () => {
+  const runtime = seeded();
+  runtime.volume.mkdirSync("/lib/src", { recursive: true });
+  runtime.volume.writeFileSync("/lib/src/a.txt", "in lib\n");
+  runtime.volume.mkdirSync("/elsewhere", { recursive: true });
+  runtime.volume.writeFileSync("/elsewhere/b.txt", "outside\n");
+  const { client, close } = await pair({ runtime, roots: ["/ws", "/lib"] });
+  try {
+    const read = await client.callTool({ name: "read", arguments: { path: "lib/src/a.txt" } });
+    assert.deepEqual(read.structuredContent, { path: "lib/src/a.txt", offset: 1, lines: 1, totalLines: 1, truncated: false });
+    const outside = await client.callTool({ name: "read", arguments: { path: "/elsewhere/b.txt" } });
+    assert.deepEqual(outside.structuredContent, { error: { name: "FsError", code: "FS_SANDBOX_DENIED" } });
+    const glob = await client.callTool({ name: "glob", arguments: { pattern: "*", path: "lib" } });
+    assert.deepEqual((glob.structuredContent as { paths: string[] }).paths, ["lib/src/a.txt"]);
+  } finally {
+    await close();
+  }
+});

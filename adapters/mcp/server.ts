@@ -13,13 +13,19 @@ import {
   accessWords,
   type ApprovalOutcome,
   type ApprovalRequest,
+  bashOffer,
   createToolkit,
   type FileSystem,
   type ProcessRunner,
+  READ_SCOPES,
+  type ReadScope,
   resultJsonSchema,
   SANDBOX_MODES,
   type SandboxMode,
+  type SandboxOptions,
+  sandboxPolicy,
   type SearchBackend,
+  type ShellConfinement,
   type SpillStore,
   structuredResult,
   TOOL_TRAITS,
@@ -37,7 +43,10 @@ export interface McpWorkspace {
   readonly fs: FileSystem;
   readonly search?: SearchBackend | undefined;
   readonly spill?: SpillStore | undefined;
-  /** Offered (as bash) only under full-access or no sandbox. */
+  /**
+   * Runs bash. Under a sandbox that bash must be held to (every mode but full-access, and any mode with a deny
+   * list or the workspace read scope) it is offered only confined by the runtime's `confinement`.
+   */
   readonly runner?: ProcessRunner | undefined;
 }
 
@@ -53,8 +62,13 @@ export interface McpRuntime {
   realDirectory(path: string): Promise<string | undefined>;
   /** Writable beside the roots under workspace-write: the system's temp directories. */
   readonly tempRoots?: readonly string[];
-  /** The user's home directory, for path arguments starting with `~`; without it they are refused. */
+  /** The user's home directory, for path arguments starting with `~` and `~` in deny patterns. */
   readonly home?: string;
+  /**
+   * How bash can be confined by the operating system (detectBubblewrap over the runtime's runner); asked only
+   * when bash would need it. A runtime serving many sessions should detect once and answer from then on.
+   */
+  confinement?(): Promise<ShellConfinement>;
 }
 
 export interface ToolfsMcpOptions {
@@ -64,8 +78,25 @@ export interface ToolfsMcpOptions {
    * (`roots/list`) and follows `notifications/roots/list_changed`.
    */
   readonly roots?: readonly string[];
-  /** Default "workspace-write": writes only inside the roots (and temp roots). bash needs "full-access". */
+  /**
+   * Default "workspace-write": writes only inside the roots (and temp roots); bash is offered confined by the
+   * runtime's confinement, or not at all.
+   */
   readonly sandbox?: SandboxMode;
+  /**
+   * "workspace" (the default, except under full-access): read, glob, grep and bash see only the roots, the temp
+   * roots and `readableRoots`, as the reference MCP filesystem server confines reads to its allowed
+   * directories. "anywhere" (the default under full-access): the whole disk, except the deny list.
+   */
+  readonly readScope?: ReadScope;
+  /** Absolute directories readable besides the roots under the "workspace" read scope. */
+  readonly readableRoots?: readonly string[];
+  /** Paths no tool may read or write and bash cannot see (SandboxOptions.deny); `~` is the runtime's home. */
+  readonly deny?: readonly string[];
+  /** Read-only inside the roots besides `.git` (SandboxOptions.protectedPaths). */
+  readonly protectedPaths?: readonly string[];
+  /** Whether a confined bash may use the network; default false (true under full-access). */
+  readonly network?: boolean;
   readonly tools?: readonly ToolName[];
   readonly limits?: Partial<ToolLimits>;
   /** Diagnostics, one line each; never written to the protocol stream. */
@@ -77,6 +108,8 @@ export interface ToolfsMcpSession {
   readonly server: Server;
   /** The roots the session's tools work in now (empty while none are known). */
   roots(): readonly string[];
+  /** Tools the options would offer but that are left out, and why: tell the user (the tool list says nothing). */
+  readonly withheld: Readonly<Partial<Record<ToolName, string>>>;
 }
 
 /** The codes of the server's own failures, returned as tool results like the toolkit's. */
@@ -93,18 +126,45 @@ const APPROVAL_TIMEOUT_MS = 10 * 60_000;
 export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise<ToolfsMcpSession> {
   const mode = options.sandbox ?? "workspace-write";
   if (!SANDBOX_MODES.includes(mode)) throw new RangeError(`sandbox must be one of ${SANDBOX_MODES.join(", ")}`);
+  // Full access reads anywhere too: a write is refused where reads are (it shows the bytes it replaces).
+  const readScope = options.readScope ?? (mode === "full-access" ? "anywhere" : "workspace");
+  if (!READ_SCOPES.includes(readScope)) throw new RangeError(`readScope must be one of ${READ_SCOPES.join(", ")}`);
+  const runtime = options.runtime;
+  const rules: Omit<SandboxOptions, "approve"> = {
+    mode,
+    readScope,
+    writableRoots: runtime.tempRoots ?? [],
+    ...(options.readableRoots ? { readableRoots: options.readableRoots } : {}),
+    ...(options.deny ? { deny: options.deny } : {}),
+    ...(options.protectedPaths ? { protectedPaths: options.protectedPaths } : {}),
+    ...(options.network === undefined ? {} : { network: options.network }),
+    ...(runtime.home === undefined ? {} : { home: runtime.home }),
+  };
+  // Bad paths and patterns fail here, before a client connects, not on its first call.
+  sandboxPolicy({ ...rules, workspace: "/" });
   const log = options.log ?? (() => {});
   const actor = Symbol("toolfs MCP session");
-  // The tools a session offers do not depend on its roots: list them from a workspace with none.
-  const template = build(options, mode, await options.runtime.workspace(options.roots ?? []), options.roots ?? [], undefined);
-  const tools = listing(template);
+  const start = await runtime.workspace(options.roots ?? []);
+  // Asked only when bash would run confined or not at all: core's bashOffer decides, with what is known.
+  const confinement = start.runner && runtime.confinement && !bashOffer(rules).offered ? await runtime.confinement() : undefined;
+  const sandbox: Omit<SandboxOptions, "approve"> = { ...rules, ...(confinement ? { confinement } : {}) };
+  const make = (workspace: McpWorkspace, roots: readonly string[], approve: Approver | undefined) => build(options, sandbox, workspace, roots, approve);
+  // What a session offers before it knows its roots. Without roots, bash is left out: its description would
+  // name the roots it may write in, and no call can run anyway.
+  const template = make(start, options.roots ?? [], undefined);
+  const withheld = template.withheld;
+  const rootless = options.roots && options.roots.length > 0 ? template : make({ ...start, runner: undefined }, [], undefined);
   const server = new Server(
     { name: "toolfs", title: "toolfs", version: MCP_SERVER_VERSION },
-    { capabilities: { tools: {} }, instructions: instructions(template, options.roots) },
+    { capabilities: { tools: { listChanged: true } }, instructions: instructions(rootless, options.roots) },
   );
 
-  let current: { readonly roots: readonly string[]; readonly toolkit: Toolkit } | undefined;
+  let current: { readonly roots: readonly string[]; readonly toolkit: Toolkit; readonly tools: McpTool[] } | undefined;
   let applying: Promise<void> = Promise.resolve();
+  const rootlessTools = listing(rootless);
+  // The listing a client was last given; a change of roots that changes it is announced.
+  let listed: string | undefined;
+  const tools = () => current?.tools ?? rootlessTools;
   const approve = async (request: ApprovalRequest): Promise<ApprovalOutcome> => {
     let answer: ElicitResult;
     try {
@@ -134,21 +194,29 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
     return elicitation !== undefined && (elicitation.form !== undefined || Object.keys(elicitation).length === 0);
   };
   const apply = async (roots: readonly string[]): Promise<void> => {
-    current = roots.length === 0 ? undefined : { roots, toolkit: build(options, mode, await options.runtime.workspace(roots), roots, canElicit() ? approve : undefined) };
+    if (roots.length === 0) current = undefined;
+    else {
+      const toolkit = make(await runtime.workspace(roots), roots, canElicit() ? approve : undefined);
+      current = { roots, toolkit, tools: listing(toolkit) };
+    }
+    // Descriptions name the roots (and which tools can run); a client that listed the old ones is told.
+    if (listed !== undefined && listed !== JSON.stringify(tools())) {
+      await server.sendToolListChanged().catch((error: unknown) => log(`toolfs mcp: tools/list_changed failed: ${(error as Error).message}`));
+    }
   };
 
   const fetchClientRoots = async (): Promise<void> => {
-    let listed: { uri: string }[];
+    let given: { uri: string }[];
     try {
-      listed = (await server.listRoots()).roots;
+      given = (await server.listRoots()).roots;
     } catch (error) {
       log(`toolfs mcp: roots/list failed: ${(error as Error).message}`);
-      listed = [];
+      given = [];
     }
     const roots: string[] = [];
-    for (const { uri } of listed) {
+    for (const { uri } of given) {
       const path = filePath(uri);
-      const real = path === undefined ? undefined : await options.runtime.realDirectory(path);
+      const real = path === undefined ? undefined : await runtime.realDirectory(path);
       if (real === undefined) log(`toolfs mcp: ignoring root ${uri}: not an existing local directory`);
       else if (!roots.includes(real)) roots.push(real);
     }
@@ -169,14 +237,21 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
     });
   }
 
-  server.setRequestHandler("tools/list", () => ({ tools }));
+  server.setRequestHandler("tools/list", async () => {
+    // Roots asked for at initialization come first: the descriptions depend on them.
+    await applying;
+    const now = tools();
+    listed = JSON.stringify(now);
+    return { tools: now };
+  });
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const { name, arguments: args } = request.params;
-    const tool = tools.find((t) => t.name === name);
-    if (!tool) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool "${name}"; available: ${tools.map((t) => t.name).join(", ")}`);
-    }
     await applying;
+    const offered = tools();
+    const tool = offered.find((t) => t.name === name);
+    if (!tool) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool "${name}"; available: ${offered.map((t) => t.name).join(", ")}`);
+    }
     let answer: CallToolResult;
     if (!current) {
       answer = noRoots(Boolean(server.getClientCapabilities()?.roots));
@@ -195,31 +270,32 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
   return {
     server,
     roots: () => current?.roots ?? [],
+    withheld,
   };
 }
 
-function build(options: ToolfsMcpOptions, mode: SandboxMode, workspace: McpWorkspace, roots: readonly string[], approve: ((r: ApprovalRequest) => Promise<ApprovalOutcome>) | undefined): Toolkit {
-  const confining = mode !== "full-access";
-  const [first, ...more] = roots;
+type Approver = (request: ApprovalRequest) => Promise<ApprovalOutcome>;
+
+function build(options: ToolfsMcpOptions, sandbox: Omit<SandboxOptions, "approve">, workspace: McpWorkspace, roots: readonly string[], approve: Approver | undefined): Toolkit {
   return createToolkit({
     fs: workspace.fs,
-    ...(first === undefined ? {} : { workspace: first }),
+    // Every root is fenced as the first is; paths in the others are shown as name/path (core/tools/roots.ts).
+    ...(roots.length === 0 ? {} : { workspace: roots }),
     ...(options.tools ? { tools: options.tools } : {}),
     ...(options.limits ? { limits: options.limits } : {}),
     ...(workspace.search ? { search: workspace.search } : {}),
     ...(workspace.spill ? { spill: workspace.spill } : {}),
     ...(options.runtime.home === undefined ? {} : { home: options.runtime.home }),
-    // bash runs outside the fence; a confining sandbox does not offer it (the toolkit would refuse).
-    ...(workspace.runner && !confining ? { runner: workspace.runner } : {}),
-    sandbox: { mode, writableRoots: [...more, ...(options.runtime.tempRoots ?? [])], ...(approve ? { approve } : {}) },
+    // Always the runner: the toolkit offers bash only where the sandbox can hold it (bashOffer).
+    ...(workspace.runner ? { runner: workspace.runner } : {}),
+    sandbox: { ...sandbox, ...(approve ? { approve } : {}) },
   });
 }
 
 function instructions(toolkit: Toolkit, roots: readonly string[] | undefined): string {
-  if (!roots || roots.length === 0) return toolkit.guidance;
-  const [first, ...more] = roots;
-  const others = more.length === 0 ? "" : `; also ${more.join(", ")} (give paths there in full)`;
-  return `${toolkit.guidance}\nWorkspace: ${first} (relative paths start here)${others}.`;
+  // With several roots the guidance itself says where each is and how its paths are written.
+  if (!roots || roots.length !== 1) return toolkit.guidance;
+  return `${toolkit.guidance}\nWorkspace: ${roots[0]} (relative paths start here).`;
 }
 
 function listing(toolkit: Toolkit): McpTool[] {

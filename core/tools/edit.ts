@@ -4,7 +4,7 @@ import type { FsVersion } from "../fs/types.ts";
 import { editDiff } from "../text/diff.ts";
 import { applyEdit, encodeEdit } from "../text/edit.ts";
 import { decodeText } from "../text/utf8.ts";
-import { type CallContext, plural, shownPath, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
+import { type CallContext, otherRoots, plural, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
 import { COARSE, explainWriteFailure } from "./write.ts";
 
 export interface EditArgs {
@@ -25,7 +25,7 @@ export function editTool(env: ToolEnv): Tool<EditArgs> {
       "(CRLF and LF are treated alike) and occur once, unless replace_all is true. Everything else in the file stays byte for byte.",
     schema: z
       .object({
-        path: z.string().min(1).describe("File path, absolute or relative to the working directory"),
+        path: z.string().min(1).describe(`File path, absolute or relative to the working directory${otherRoots(env.roots)}`),
         old_string: z
           .string()
           .min(1)
@@ -46,7 +46,7 @@ export function editTool(env: ToolEnv): Tool<EditArgs> {
 async function runEdit(env: ToolEnv, args: EditArgs, call: CallContext): Promise<ToolOutput> {
   const { fs, ledger, limits } = env;
   const target = call.target ?? (await fs.resolve(args.path, { cwd: call.cwd, signal: call.signal }));
-  const shown = shownPath(target.displayPath, call.workspace);
+  const shown = call.roots.show(target.displayPath);
   const seen = ledger?.observed(call.actor, target.key);
   if (ledger && !seen) {
     throw new FsError("FS_NOT_OBSERVED", `Cannot edit "${shown}": it has not been read in this session; read it first`, {

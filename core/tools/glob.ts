@@ -6,7 +6,7 @@ import { EntrySampler, type StreamedSample } from "../search/sample.ts";
 import { streamPaths } from "../search/stream.ts";
 import { ToolError } from "./types.ts";
 import { backendOf, capMeta, problemsNote, type SearchRoot, searchRoot, SpillList } from "./search.ts";
-import { type CallContext, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
+import { type CallContext, otherRoots, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
 
 export interface GlobArgs {
   readonly pattern: string;
@@ -36,7 +36,7 @@ export function globTool(env: ToolEnv): Tool<GlobArgs> {
     schema: z
       .object({
         pattern: z.string().describe('Glob such as "*.ts", "src/**/*.test.ts" or "{a,b}/*.md"'),
-        path: z.string().min(1).optional().describe("Directory to search (default: the working directory)"),
+        path: z.string().min(1).optional().describe(`Directory to search (default: the working directory)${otherRoots(env.roots)}`),
       })
       .strict(),
     guidance:

@@ -7,7 +7,7 @@ import { streamMatches } from "../search/stream.ts";
 import { completeUtf8Prefix } from "../text/utf8.ts";
 import { ToolError } from "./types.ts";
 import { backendOf, capMeta, problemsNote, searchRoot, SpillList } from "./search.ts";
-import { type CallContext, plural, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
+import { type CallContext, otherRoots, plural, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
 
 export interface GrepArgs {
   readonly pattern: string;
@@ -34,7 +34,7 @@ export function grepTool(env: ToolEnv): Tool<GrepArgs> {
     schema: z
       .object({
         pattern: z.string().min(1).describe("Regular expression (ripgrep syntax)"),
-        path: z.string().min(1).optional().describe("File or directory to search (default: the working directory)"),
+        path: z.string().min(1).optional().describe(`File or directory to search (default: the working directory)${otherRoots(env.roots)}`),
         include: z.string().optional().describe('One glob for the files to search, such as "*.ts" or "*.{js,jsx}"'),
       })
       .strict(),

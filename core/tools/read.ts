@@ -3,7 +3,7 @@ import { FsError, isFsError } from "../fs/errors.ts";
 import { baseName, compareUtf8, joinPath, parentPath } from "../fs/paths.ts";
 import type { FsInfo, FsTarget } from "../fs/types.ts";
 import { readWindow, type ReadWindow } from "../text/window.ts";
-import { type CallContext, plural, shownPath, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
+import { type CallContext, otherRoots, plural, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
 
 // One reused buffer (reuseBuffer) of 1 MiB: a scan through a large file costs one call and no allocation per
 // megabyte. Measured with bench/read-edit.ts: 64 KiB chunks cost twice the CPU (a call per chunk), fresh
@@ -28,7 +28,7 @@ export function readTool(env: ToolEnv): Tool<ReadArgs> {
       "Use offset and limit to page through large files.",
     schema: z
       .object({
-        path: z.string().min(1).describe("File path, absolute or relative to the working directory"),
+        path: z.string().min(1).describe(`File path, absolute or relative to the working directory${otherRoots(env.roots)}`),
         offset: z.number().int().min(1).optional().describe("First line to show, 1-based (default 1)"),
         limit: z.number().int().min(1).max(readLines).optional().describe(`Lines to show (default and maximum ${readLines})`),
       })
@@ -44,7 +44,7 @@ async function runRead(env: ToolEnv, args: ReadArgs, call: CallContext): Promise
   const { fs, limits, ledger } = env;
   const target = call.target ?? (await fs.resolve(args.path, { cwd: call.cwd, signal: call.signal }));
   call.access?.check(target);
-  const shown = shownPath(target.displayPath, call.workspace);
+  const shown = call.roots.show(target.displayPath);
   const offset = args.offset ?? 1;
   const limit = args.limit ?? limits.readLines;
   let stream;
@@ -102,7 +102,7 @@ async function confirmOpened(env: ToolEnv, path: string, call: CallContext, open
   call.access?.check(again);
   const now = await env.fs.stat(again, { signal: call.signal });
   if (now?.version !== opened.version) {
-    throw new FsError("FS_STALE_VERSION", `Cannot read "${shownPath(again.displayPath, call.workspace)}": it changed while it was being opened; read it again`, {
+    throw new FsError("FS_STALE_VERSION", `Cannot read "${call.roots.show(again.displayPath)}": it changed while it was being opened; read it again`, {
       details: { path: again.displayPath },
     });
   }
@@ -139,7 +139,7 @@ function meta(view: ReadWindow, offset: number, shown: string): Record<string, u
 
 async function missing(env: ToolEnv, target: FsTarget, shown: string, call: CallContext, cause: FsError): Promise<FsError> {
   const similar = await similarNames(env, target, call);
-  const parent = shownPath(parentPath(target.displayPath), call.workspace);
+  const parent = call.roots.show(parentPath(target.displayPath));
   const hint =
     similar.length > 0
       ? `; similar names in ${parent}: ${similar.map((n) => JSON.stringify(n)).join(", ")}`

@@ -1,11 +1,10 @@
 // What glob and grep share: the backend check, the search root, display paths, spilling, and meta caps.
 import { FsError } from "../fs/errors.ts";
-import { relativeWithin } from "../fs/paths.ts";
 import type { FsTarget } from "../fs/types.ts";
 import type { SearchBackend } from "../search/backend.ts";
 import { SearchError } from "../search/errors.ts";
 import { beginSpill, type SpillWriter } from "../spill/mod.ts";
-import { type CallContext, shownPath, type ToolEnv } from "./tool.ts";
+import { type CallContext, type ToolEnv } from "./tool.ts";
 
 /** The backend (under the call's read rules), or a SEARCH_FAILED that says why there is none. */
 export function backendOf(env: ToolEnv, call: CallContext): SearchBackend {
@@ -29,7 +28,7 @@ export interface SearchRoot {
 export async function searchRoot(env: ToolEnv, path: string | undefined, call: CallContext, what: string): Promise<SearchRoot> {
   const target = await env.fs.resolve(path ?? call.cwd, { cwd: call.cwd, signal: call.signal });
   call.access?.check(target, what);
-  const shown = shownPath(target.displayPath, call.workspace);
+  const shown = call.roots.show(target.displayPath);
   const info = await env.fs.stat(target, { signal: call.signal });
   if (!info) {
     throw new FsError("FS_NOT_FOUND", `Cannot ${what} in "${shown}": no such file or directory`, { details: { path: target.displayPath } });
@@ -38,16 +37,8 @@ export async function searchRoot(env: ToolEnv, path: string | undefined, call: C
     throw new FsError("FS_NOT_REGULAR_FILE", `Cannot ${what} in "${shown}": it is not a file or directory`, { details: { path: target.displayPath } });
   }
   const base = info.type === "directory" ? target.displayPath : target.displayPath.slice(0, target.displayPath.lastIndexOf("/")) || "/";
-  // One prefix for every result path: a glob can return a hundred thousand of them.
-  const inside = relativeWithin(call.workspace, base);
-  const prefix = inside === undefined ? (base === "/" ? "/" : `${base}/`) : inside === "." ? "" : `${inside}/`;
-  return {
-    target,
-    type: info.type,
-    shown,
-    display: (relative) => prefix + relative,
-    displayLines: (relatives) => (prefix === "" || relatives.length === 0 ? relatives.join("\n") : `${prefix}${relatives.join(`\n${prefix}`)}`),
-  };
+  const { display, displayLines } = call.roots.beneath(base);
+  return { target, type: info.type, shown, display, displayLines };
 }
 
 /**
@@ -99,7 +90,7 @@ export class SpillList {
     if (!this.#writer) return undefined;
     try {
       const receipt = await this.#writer.finish();
-      return { locator: shownPath(receipt.locator, this.#call.workspace), hint: receipt.hint };
+      return { locator: this.#call.roots.show(receipt.locator), hint: receipt.hint };
     } catch {
       return undefined;
     }

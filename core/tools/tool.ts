@@ -1,11 +1,11 @@
 import { z } from "zod";
 import type { FileSystem, FsFence, FsTarget } from "../fs/types.ts";
-import { relativeWithin } from "../fs/paths.ts";
 import type { ReadAccess } from "../policy/access.ts";
 import type { ObservationLedger } from "../policy/ledger.ts";
 import type { ProcessRunner } from "../process/types.ts";
 import type { SearchBackend } from "../search/backend.ts";
 import type { SpillStore } from "../spill/mod.ts";
+import type { WorkspaceRoots } from "./roots.ts";
 
 /** Every limit the tools apply; each is configurable. */
 export interface ToolLimits {
@@ -66,6 +66,8 @@ export const DEFAULT_LIMITS: ToolLimits = {
 /** What every tool of one toolkit shares. */
 export interface ToolEnv {
   readonly fs: FileSystem;
+  /** The workspace roots: how paths are shown and, when there are several, what descriptions say of them. */
+  readonly roots: WorkspaceRoots;
   readonly limits: ToolLimits;
   /** The read-before-write ledger; absent when the toolkit runs without that policy. */
   readonly ledger: ObservationLedger | undefined;
@@ -88,8 +90,8 @@ export interface CallContext {
   readonly signal: AbortSignal | undefined;
   /** Absolute base for relative paths. */
   readonly cwd: string;
-  /** Paths inside this directory are shown relative to it. */
-  readonly workspace: string;
+  /** How paths are shown: relative to the workspace root they are in (`roots.show`). */
+  readonly roots: WorkspaceRoots;
   readonly actor: unknown;
   /** The sandbox fence for this call's publications, when the toolkit confines writes. */
   readonly fence: FsFence | undefined;
@@ -121,9 +123,9 @@ export interface Tool<Args = never> {
   run(args: Args, call: CallContext): Promise<ToolOutput>;
 }
 
-/** A path for the model: relative to the workspace when inside it, absolute otherwise. */
-export function shownPath(absolute: string, workspace: string): string {
-  return relativeWithin(workspace, absolute) ?? absolute;
+/** What a `path` argument's description adds when there are several roots (and nothing with one). */
+export function otherRoots(roots: WorkspaceRoots): string {
+  return roots.several ? `; a path in another root starts with its name (${roots.named.map((root) => root.name).join(", ")})` : "";
 }
 
 /** `n thing` or `n things` (or the given plural form). */

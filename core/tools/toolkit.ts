@@ -2,7 +2,7 @@ import { z } from "zod";
 import { boundMessage, quoteInput } from "../errors/mod.ts";
 import { FsError, isFsError, throwIfAborted } from "../fs/errors.ts";
 import { KeyedLock } from "../fs/lock.ts";
-import { isAbsolutePath, relativeWithin, resolvePath } from "../fs/paths.ts";
+import { isAbsolutePath, resolvePath } from "../fs/paths.ts";
 import type { FileSystem, FsTarget } from "../fs/types.ts";
 import { readAccess } from "../policy/access.ts";
 import { ObservationLedger } from "../policy/ledger.ts";
@@ -30,7 +30,8 @@ import { editTool } from "./edit.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
 import { readTool } from "./read.ts";
-import { type CallContext, DEFAULT_LIMITS, inputJsonSchema, shownPath, type Tool, type ToolEnv, type ToolLimits } from "./tool.ts";
+import { type NamedRoot, WorkspaceRoots } from "./roots.ts";
+import { type CallContext, DEFAULT_LIMITS, inputJsonSchema, type Tool, type ToolEnv, type ToolLimits } from "./tool.ts";
 import { type ToolCallOptions, type ToolDefinition, ToolError, type ToolResult } from "./types.ts";
 import { writeTool } from "./write.ts";
 
@@ -52,7 +53,7 @@ export interface ApprovalRequest {
 
 export interface SandboxOptions {
   readonly mode: SandboxMode;
-  /** Writable in workspace-write mode; defaults to the toolkit's workspace. */
+  /** Writable in workspace-write mode; defaults to the toolkit's workspace (its first root; later roots are writable too). */
   readonly workspaceRoot?: string;
   /** Further writable roots, such as the system's temp directories; the guidance names them. */
   readonly writableRoots?: readonly string[];
@@ -110,8 +111,13 @@ export interface ToolkitOptions {
   readonly fs: FileSystem;
   /** Registered tools, in order; defaults to every tool the options make possible. */
   readonly tools?: readonly ToolName[];
-  /** Absolute directory relative paths start from and paths are shown relative to; defaults to the provider's cwd. */
-  readonly workspace?: string;
+  /**
+   * Absolute directory relative paths start from and paths are shown relative to; defaults to the provider's
+   * cwd. Or several workspace roots, the first being that directory: each is writable and readable as the
+   * workspace is, and a path inside a later root is shown, and may be given, as the root's name and the path
+   * inside it (`lib/src/a.ts`); see WorkspaceRoots in core/tools/roots.ts for the rule.
+   */
+  readonly workspace?: string | readonly string[];
   readonly limits?: Partial<ToolLimits>;
   /** "read-before-write" (default): writes and edits are guarded by what the actor read. "none": unguarded. */
   readonly policy?: "read-before-write" | "none";
@@ -169,6 +175,7 @@ interface Escalation {
 class ToolkitImpl implements Toolkit {
   readonly #fs: FileSystem;
   readonly #workspace: string;
+  readonly #roots: WorkspaceRoots;
   readonly #home: string | undefined;
   readonly #sandbox: SandboxOptions | undefined;
   readonly #policy: SandboxPolicy | undefined;
@@ -183,13 +190,22 @@ class ToolkitImpl implements Toolkit {
 
   constructor(options: ToolkitOptions) {
     this.#fs = options.fs;
-    this.#workspace = options.workspace ? absolute(options.workspace, "workspace") : options.fs.cwd;
+    this.#roots = workspaceRoots(options.workspace, options.fs.cwd);
+    this.#workspace = this.#roots.first;
     const home = options.home ?? options.sandbox?.home;
     this.#home = home === undefined ? undefined : absolute(home, "home");
     this.#sandbox = options.sandbox;
     const sandbox = options.sandbox;
+    // Every root is fenced as the workspace is: writable under workspace-write, readable under the workspace scope.
+    const others = this.#roots.named.map((root) => root.path);
     this.#policy =
-      sandbox && sandboxPolicy({ ...sandbox, workspace: sandbox.workspaceRoot ?? this.#workspace, ...(this.#home === undefined ? {} : { home: sandbox.home ?? this.#home }) });
+      sandbox &&
+      sandboxPolicy({
+        ...sandbox,
+        workspace: sandbox.workspaceRoot ?? this.#workspace,
+        writableRoots: [...others, ...(sandbox.writableRoots ?? [])],
+        ...(this.#home === undefined ? {} : { home: sandbox.home ?? this.#home }),
+      });
     const limits = { ...DEFAULT_LIMITS, ...options.limits };
     for (const [key, value] of Object.entries(limits)) {
       if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`limits.${key} must be a positive integer, got ${String(value)}`);
@@ -214,6 +230,7 @@ class ToolkitImpl implements Toolkit {
     const runner = options.runner && bash.offered && bash.confined ? this.#confined(options.runner, sandbox!) : options.runner;
     const env: ToolEnv = {
       fs: options.fs,
+      roots: this.#roots,
       limits,
       ledger: options.policy === "none" ? undefined : new ObservationLedger(),
       // Advice names only tools that can act: glob and grep need a backend, and bash a runner that can stop
@@ -251,7 +268,8 @@ class ToolkitImpl implements Toolkit {
       if (!parsed.success) throw invalidArguments(name, parsed.error);
       throwIfAborted(options?.signal);
       const { sandbox_permissions, justification, ...toolArgs } = parsed.data as Record<string, unknown>;
-      if (typeof toolArgs.path === "string") toolArgs.path = this.#expandHome(toolArgs.path);
+      // A root's name first: `~old/x` in a root named "~old" is that root's, not another user's home.
+      if (typeof toolArgs.path === "string") toolArgs.path = this.#expandHome(this.#roots.resolve(toolArgs.path));
       const tool = registered.tool;
       const signal = options?.signal;
       const cwd = options?.cwd === undefined ? this.#workspace : absolute(options.cwd, "cwd");
@@ -265,7 +283,7 @@ class ToolkitImpl implements Toolkit {
         const call: CallContext = {
           signal,
           cwd,
-          workspace: this.#workspace,
+          roots: this.#roots,
           actor,
           fence: undefined,
           access: rules && readAccess(this.#fs, rules),
@@ -278,7 +296,7 @@ class ToolkitImpl implements Toolkit {
       // Nothing has waited yet, so the queue is entered in the order the calls arrived.
       return await this.#inOrder(String(toolArgs.path), { cwd, actor, signal }, dispatch);
     } catch (error) {
-      return failure(error, this.#workspace);
+      return failure(error, this.#roots);
     }
   }
 
@@ -448,16 +466,20 @@ class ToolkitImpl implements Toolkit {
       const sandbox = this.#sandbox!;
       // The roots as the fence resolves them (against the provider's cwd): the workspace root (the workspace
       // unless set apart) and whatever further roots the host passed, which need not be temp directories.
-      const roots = [sandbox.workspaceRoot ?? this.#workspace, ...(sandbox.writableRoots ?? [])].map((root) => {
+      const others = this.#roots.named.map((root) => root.path);
+      const roots = [sandbox.workspaceRoot ?? this.#workspace, ...others, ...(sandbox.writableRoots ?? [])].map((root) => {
         const path = resolvePath(this.#fs.cwd, root);
-        return path === this.#workspace ? "the workspace" : shownPath(path, this.#workspace);
+        return path === this.#workspace ? "the workspace" : this.#roots.show(path);
       });
       const guarded = [...new Set([".git", ...(policy?.protectedPaths ?? [])])];
       const where =
         sandbox.mode === "read-only" ? "refuses every write" : `refuses writes outside ${listed([...new Set(roots)])}, and to ${listed(guarded)}`;
-      const unless = sandbox.approve ? "; a refusal says how to ask the user to allow one call" : "";
+      // A path outside the read scope, or on the deny list, is refused before any mode is considered.
+      const unreadable = policy !== undefined && (policy.readScope === "workspace" || !policy.deny.empty) ? ", except for a path no tool may read" : "";
+      const unless = sandbox.approve ? `; a refusal says how to ask the user to allow one call${unreadable}` : "";
       parts.push(`The ${sandbox.mode} sandbox ${where}${unless}.`);
     }
+    if (this.#roots.several) parts.unshift(rootsGuidance(this.#roots));
     const readers = [...this.#tools.keys()].filter((name) => ["read", "glob", "grep"].includes(name));
     if (policy && readers.length > 0 && policy.readScope === "workspace") {
       parts.push(`${readers.join(", ")} see only the workspace, the writable roots${policy.readableRoots.length > 0 ? ` and ${policy.readableRoots.join(", ")}` : ""}.`);
@@ -497,6 +519,29 @@ function invalidArguments(tool: string, error: z.ZodError): ToolError {
   return new ToolError("TOOL_INVALID_ARGUMENTS", `Invalid arguments for ${tool}: ${problems.join("; ")}`);
 }
 
+// The toolkit's roots from its `workspace` option: normalized, repeats dropped, the provider's cwd by default.
+function workspaceRoots(workspace: string | readonly string[] | undefined, cwd: string): WorkspaceRoots {
+  if (workspace === undefined) return new WorkspaceRoots([cwd]);
+  if (typeof workspace === "string") return new WorkspaceRoots([absolute(workspace, "workspace")]);
+  if (!Array.isArray(workspace) || workspace.length === 0) {
+    throw new ToolError("TOOL_INVALID_ARGUMENTS", `workspace must be an absolute path or a non-empty list of them, got ${JSON.stringify(workspace)}`);
+  }
+  const roots = [...new Set(workspace.map((root) => absolute(root, "workspace")))];
+  return new WorkspaceRoots(roots as [string, ...string[]]);
+}
+
+// Said only when there are several roots: where each is, and how its paths are written and shown.
+function rootsGuidance(roots: WorkspaceRoots): string {
+  const [example] = roots.named as [NamedRoot, ...NamedRoot[]];
+  const others = roots.named.map((root) => `; ${root.name} (${root.path})`).join("");
+  const inside = `${example.path === "/" ? "" : example.path}/a.txt`;
+  return (
+    `Workspace roots: ${roots.first}, where relative paths start${others}. A path that starts with a root's name is in ` +
+    `that root (${example.name}/a.txt is ${inside}), and results show paths there that way; ./ before a folder of ` +
+    `${roots.first} with such a name keeps it in ${roots.first}.`
+  );
+}
+
 function absolute(path: string, what: string): string {
   if (typeof path !== "string" || !isAbsolutePath(path)) throw new ToolError("TOOL_INVALID_ARGUMENTS", `${what} must be an absolute path, got ${JSON.stringify(path)}`);
   return resolvePath("/", path);
@@ -514,24 +559,24 @@ function listed(items: readonly string[]): string {
 }
 
 /**
- * The message with each quoted absolute path its details name, when inside the workspace, shown relative to
- * it as success messages show paths. Messages come from layers that know no workspace (the provider, the
- * process runner); the details say which quoted strings are paths, so nothing else is rewritten.
+ * The message with each quoted absolute path its details name shown as success messages show paths (relative
+ * to the root it is in). Messages come from layers that know no workspace (the provider, the process runner);
+ * the details say which quoted strings are paths, so nothing else is rewritten.
  */
-function relativeMessage(message: string, details: Record<string, unknown>, workspace: string): string {
+function relativeMessage(message: string, details: Record<string, unknown>, roots: WorkspaceRoots): string {
   const paths = Object.values(details).filter((value): value is string => typeof value === "string" && isAbsolutePath(value));
   paths.sort((a, b) => b.length - a.length);
   let out = message;
   for (const path of paths) {
-    const inside = relativeWithin(workspace, path);
-    if (inside !== undefined) out = out.replaceAll(`"${path}"`, `"${inside}"`);
+    const shown = roots.show(path);
+    if (shown !== path) out = out.replaceAll(`"${path}"`, `"${shown}"`);
   }
   return out;
 }
 
-function failure(error: unknown, workspace: string): ToolResult {
+function failure(error: unknown, roots: WorkspaceRoots): ToolResult {
   if (isFsError(error) || isSearchError(error) || isProcessError(error) || error instanceof ToolError) {
-    const content = relativeMessage(error.message, error.details as Record<string, unknown>, workspace);
+    const content = relativeMessage(error.message, error.details as Record<string, unknown>, roots);
     return { content, isError: true, meta: {}, error: { name: error.name, code: error.code } };
   }
   const message = error instanceof Error ? error.message : String(error);

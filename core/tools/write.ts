@@ -5,7 +5,7 @@ import { withUtf8Bom } from "../text/bom.ts";
 import { unifiedDiff } from "../text/diff.ts";
 import { applyLineEnding, detectLineEnding } from "../text/eol.ts";
 import { decodeText, encodeUtf8 } from "../text/utf8.ts";
-import { type CallContext, plural, shownPath, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
+import { type CallContext, otherRoots, plural, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
 
 export interface WriteArgs {
   readonly path: string;
@@ -24,7 +24,7 @@ export function writeTool(env: ToolEnv): Tool<WriteArgs> {
       "An existing file keeps its line-ending style and byte-order mark.",
     schema: z
       .object({
-        path: z.string().min(1).describe("File path, absolute or relative to the working directory"),
+        path: z.string().min(1).describe(`File path, absolute or relative to the working directory${otherRoots(env.roots)}`),
         content: z.string().describe("The complete new content"),
       })
       .strict(),
@@ -46,7 +46,7 @@ interface Previous {
 async function runWrite(env: ToolEnv, args: WriteArgs, call: CallContext): Promise<ToolOutput> {
   const { fs, ledger } = env;
   const target = call.target ?? (await fs.resolve(args.path, { cwd: call.cwd, signal: call.signal }));
-  const shown = shownPath(target.displayPath, call.workspace);
+  const shown = call.roots.show(target.displayPath);
   const guard: FsWriteGuard | undefined = ledger?.writeGuard(call.actor, target.key);
   const previous = guard?.kind === "createIfAbsent" ? undefined : await inspectPrevious(env, target, shown, call);
   if (guard?.kind === "replaceIfVersion" && previous && previous.version !== guard.version) {
