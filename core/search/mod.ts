@@ -23,7 +23,7 @@ export type {
 export { isSearchError, SEARCH_ERROR_CODES, SearchError } from "./errors.ts";
 export type { SearchErrorCode } from "./errors.ts";
 export { EntrySampler, sampleAcrossEntries, topLevelEntry } from "./sample.ts";
-export type { EntrySample, StreamedSample } from "./sample.ts";
+export type { EntrySample, EntrySamplerLimits, StreamedSample } from "./sample.ts";
 export { collectMatches, collectPaths, GrepCollector, grepEvents, streamMatches, streamPaths } from "./stream.ts";
 export {
   createRipgrepBackend,

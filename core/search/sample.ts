@@ -23,7 +23,7 @@ export function topLevelEntry(path: string): string {
  */
 export function sampleAcrossEntries(paths: readonly string[], cap: number): EntrySample {
   const sampler = new EntrySampler(cap);
-  for (const path of paths) sampler.add(path);
+  for (let i = 0; i < paths.length; i++) sampler.add(paths[i] as string);
   const { paths: chosen, entriesShown, entriesTotal } = sampler.sample();
   return { paths: chosen, entriesShown, entriesTotal };
 }
@@ -41,14 +41,27 @@ export interface StreamedSample extends EntrySample {
 // listing names each file once, so every one is a new entry.
 const MAX_ENTRY_NAMES = 1 << 18;
 const MAX_ENTRY_NAME_CHARS = 1 << 22;
+// Names of entries after the first `cap` looked up together (see EntrySampler), and room for the characters of
+// those that cannot be packed.
+const BATCH = 4096;
+const BATCH_CHARS = 1 << 15;
+
+/** Bounds an {@link EntrySampler} works within. The defaults suit any tree; tests shrink them. */
+export interface EntrySamplerLimits {
+  /** Top-level directory names kept to tell a new entry from a seen one (default 262,144). */
+  readonly maxNames?: number;
+  /** Characters of those names together (default 4 Mi). */
+  readonly maxNameChars?: number;
+  /** Names of entries after the first `cap` looked up together (default 4,096). */
+  readonly batch?: number;
+}
 
 /**
- * The top-level directories seen: an open-addressing table hashed straight from the path's characters, each
- * slot four integers in one typed array (hash, entry id + 1, and the name's first eight characters packed one
- * byte each when it has no more and all are below U+0100). A lookup of such a name touches one slot (one cache
- * line) and nothing else; a longer one compares the kept name as well. Nothing is allocated unless the name is
- * new. A Map keyed by sliced names costs an allocation and several scattered reads per path, which is what made
- * 125,000 entries slow once the map outgrew the caches.
+ * Top-level directories with entry ids (EntrySampler keeps the first `cap` entries' here): an open-addressing
+ * table hashed straight from the path's characters, each slot four integers in one typed array (hash, entry
+ * id + 1, and the name's characters packed one byte each when it has one to eight, all in U+0001..U+00FF). A
+ * lookup of such a name touches one slot (one cache line) and nothing else; any other name is compared with
+ * the kept one as well. Nothing is allocated unless the name is new.
  */
 export class EntryTable {
   #table = new Int32Array(4 * 1024);
@@ -107,23 +120,190 @@ function place(table: Int32Array, mask: number, hash: number, id: number, low: n
   table[4 * slot + 3] = high;
 }
 
+// The home slot of a NameSet key: the key mixed down to 32 bits, then multiplicative hashing (the top bits).
+function home(key0: number, key1: number, shift: number): number {
+  let h = key0 ^ Math.imul(key1, -1640531535);
+  h ^= h >>> 16;
+  return Math.imul(h, -2048144789) >>> shift;
+}
+
+/**
+ * The names of the entries after the first `cap`. Of those only whether a name is new matters (it counts
+ * toward the total), never which entry it is, so a slot holds the name itself, in two integers: a name of
+ * one to eight characters, all in U+0001..U+00FF, packed one byte each (its first byte is never zero, and the
+ * packed bytes tell it from every other such name); any other name, as its hash with the low byte zero (and
+ * bit 8 set, so no slot is all zero) and the index of its characters, kept end to end in `#text` and compared
+ * when the hashes agree. Eight bytes a slot, at most half of them used: 2 MiB at 125,000 names.
+ *
+ * Keys come in the layout of EntrySampler's batch: four integers a name (the two slot integers, with 0 for
+ * the index of a name that is not packed; its length; and where its characters start in `text`).
+ */
+class NameSet {
+  #slots = new Int32Array(2 * 1024);
+  // 32 minus log2 of the slot count: `home` keeps this many fewer bits.
+  #shift = 22;
+  size = 0;
+  chars = 0;
+  #text = new Uint16Array(1024);
+  #starts = new Int32Array(256);
+  #long = 0;
+
+  /** Makes room for `n` more names. */
+  reserve(n: number): void {
+    while (4 * (this.size + n) > this.#slots.length) this.#grow();
+  }
+
+  /**
+   * Adds the first `n` names of `batch`, and answers whether any of them was there already (or came twice).
+   * Packed names, nearly all in practice, take an inlined path.
+   */
+  addAll(batch: Int32Array, n: number, text: Uint16Array): boolean {
+    this.reserve(n);
+    const slots = this.#slots;
+    const shift = this.#shift;
+    // Indices into `slots` (two integers a slot) stay int32, so the probe loop does no float arithmetic.
+    const mask = slots.length - 1;
+    let seen = false;
+    for (let at = 0; at < 4 * n; at += 4) {
+      const key0 = batch[at] as number;
+      if ((key0 & 0xff) === 0) {
+        if (!this.add(batch, at, text)) seen = true;
+        continue;
+      }
+      const key1 = batch[at + 1] as number;
+      for (let i = home(key0, key1, shift) << 1; ; i = (i + 2) & mask) {
+        const s0 = slots[i] as number;
+        if (s0 === key0 && slots[i + 1] === key1) {
+          seen = true;
+          break;
+        }
+        if (s0 === 0) {
+          slots[i] = key0;
+          slots[i + 1] = key1;
+          this.size++;
+          this.chars += batch[at + 2] as number;
+          break;
+        }
+      }
+    }
+    return seen;
+  }
+
+  /** Adds the name at `batch[at]` when it is new (room made by {@link reserve}); answers whether it was. */
+  add(batch: Int32Array, at: number, text: Uint16Array): boolean {
+    const i = this.#find(batch, at, text);
+    if (i >= 0) return false;
+    const key0 = batch[at] as number;
+    const length = batch[at + 2] as number;
+    this.#slots[~i] = key0;
+    this.#slots[~i + 1] = (key0 & 0xff) !== 0 ? (batch[at + 1] as number) : this.#keep(text, batch[at + 3] as number, length) + 1;
+    this.size++;
+    this.chars += length;
+    return true;
+  }
+
+  /** Whether the name at `batch[at]` is in the set. */
+  has(batch: Int32Array, at: number, text: Uint16Array): boolean {
+    return this.#find(batch, at, text) >= 0;
+  }
+
+  // The index in `#slots` of the name at `batch[at]`, or the complement of the free one it would take.
+  #find(batch: Int32Array, at: number, text: Uint16Array): number {
+    const key0 = batch[at] as number;
+    const key1 = batch[at + 1] as number;
+    const packed = (key0 & 0xff) !== 0;
+    const slots = this.#slots;
+    const mask = slots.length - 1;
+    for (let i = home(key0, key1, this.#shift) << 1; ; i = (i + 2) & mask) {
+      const s0 = slots[i] as number;
+      if (s0 === 0) return ~i;
+      if (s0 !== key0) continue;
+      if (packed ? slots[i + 1] === key1 : this.#equal((slots[i + 1] as number) - 1, text, batch[at + 3] as number, batch[at + 2] as number)) return i;
+    }
+  }
+
+  #equal(name: number, text: Uint16Array, from: number, length: number): boolean {
+    const start = this.#starts[name] as number;
+    if ((this.#starts[name + 1] as number) - start !== length) return false;
+    const kept = this.#text;
+    for (let i = 0; i < length; i++) if (kept[start + i] !== text[from + i]) return false;
+    return true;
+  }
+
+  // Keeps the characters of a name that is not packed; returns its index.
+  #keep(text: Uint16Array, from: number, length: number): number {
+    const name = this.#long++;
+    if (name + 2 > this.#starts.length) {
+      const starts = new Int32Array(this.#starts.length * 2);
+      starts.set(this.#starts);
+      this.#starts = starts;
+    }
+    const start = this.#starts[name] as number;
+    if (start + length > this.#text.length) {
+      const kept = new Uint16Array(Math.max(this.#text.length * 2, start + length));
+      kept.set(this.#text.subarray(0, start));
+      this.#text = kept;
+    }
+    this.#text.set(text.subarray(from, from + length), start);
+    this.#starts[name + 1] = start + length;
+    return name;
+  }
+
+  // Doubles the slots. `home` takes the top bits, so a name's new home is twice its old one or next to it, and
+  // the rehash writes nearly in order.
+  #grow(): void {
+    const old = this.#slots;
+    const slots = new Int32Array(old.length * 2);
+    const mask = slots.length - 1;
+    const shift = this.#shift - 1;
+    for (let at = 0; at < old.length; at += 2) {
+      const key0 = old[at] as number;
+      if (key0 === 0) continue;
+      const key1 = old[at + 1] as number;
+      let i = home(key0, (key0 & 0xff) !== 0 ? key1 : 0, shift) << 1;
+      while (slots[i] !== 0) i = (i + 2) & mask;
+      slots[i] = key0;
+      slots[i + 1] = key1;
+    }
+    this.#slots = slots;
+    this.#shift = shift;
+  }
+}
+
+// Entry ids with a meaning of their own: no entry (past the name budget), and an entry past the first `cap`
+// whose id is not needed.
+const NO_ENTRY = -1;
+const LATER_ENTRY = -2;
+
 /**
  * {@link sampleAcrossEntries} one path at a time, holding O(cap) paths whatever the input size: the page can
  * only use an entry's first few paths, so each entry keeps no more than the current "water level" (the
- * number of rounds the page would take if the input ended now), which only falls as paths arrive. Per path
- * it does a constant amount of work: a comparison with the previous path or one table lookup, and a few
- * counter updates.
+ * number of rounds the page would take if the input ended now), which only falls as paths arrive.
+ *
+ * Only the first `cap` entries can get a slot, so only they need ids, counts and kept paths, and only their
+ * names are looked up path by path, in a table of at most `cap` names that stays in cache. Of a later entry
+ * only whether it is new matters (for the entry count and the flat test), and the page never depends on it,
+ * so its name is set aside (packed, or its characters copied: no path is held) and a batch of them is looked
+ * up at once in a second table of names alone. With 125,000 entries that table outgrows the nearer caches;
+ * a loop that does nothing but those lookups lets the processor overlap their cache misses, where one lookup
+ * inside each path's own work stalled it. Counts and kept paths are always current; the batch is resolved
+ * before `sample()` answers.
  */
 export class EntrySampler {
   readonly #cap: number;
+  readonly #maxNames: number;
+  readonly #maxNameChars: number;
   #total = 0;
   // The head of the input, for a result within the cap or a flat one.
   readonly #head: string[] = [];
-  // Top-level directories by name; files are never looked up. The names too long to pack, by entry id, read
-  // only to compare such a name.
+  // The first `cap` entries' directory names (files are never looked up), and those that cannot be packed
+  // by entry id, read only to compare such a name.
   readonly #table = new EntryTable();
   readonly #names = new Map<number, string>();
+  // Later entries' directory names.
+  readonly #later = new NameSet();
   #namesFull = false;
+  // Entries given an id: the first `cap`, and every top-level file (a new entry whatever comes later).
   #entries = 0;
   #repeated = false;
   // For the first `cap` entries only (later ones never get a slot): how many paths each has (up to cap), and
@@ -144,11 +324,22 @@ export class EntrySampler {
   // comparison with that path, still in cache, tells without a lookup.
   #lastPath = "";
   #lastEnd = -1;
-  #lastId = -1;
+  #lastId = NO_ENTRY;
+  // Later entries' names not yet looked up, four integers each (the NameSet key layout: its two slot
+  // integers, the length, and where the characters of a name that is not packed start in #batchText), and
+  // how many characters they have together (for the name budget).
+  readonly #batch: Int32Array;
+  #pending = 0;
+  #batchText = new Uint16Array(BATCH_CHARS);
+  #batchTextUsed = 0;
+  #pendingChars = 0;
 
-  constructor(cap: number) {
+  constructor(cap: number, limits: EntrySamplerLimits = {}) {
     if (!Number.isSafeInteger(cap) || cap <= 0) throw new RangeError(`cap must be a positive integer, got ${String(cap)}`);
     this.#cap = cap;
+    this.#maxNames = limits.maxNames ?? MAX_ENTRY_NAMES;
+    this.#maxNameChars = limits.maxNameChars ?? MAX_ENTRY_NAME_CHARS;
+    this.#batch = new Int32Array(4 * Math.max(1, limits.batch ?? BATCH));
     this.#atLeast = new Array<number>(cap + 2).fill(0);
     this.#level = cap;
     this.#trimmedAt = cap;
@@ -175,59 +366,69 @@ export class EntrySampler {
     this.#total++;
     if (this.#head.length < this.#cap) this.#head.push(path);
     const lastEnd = this.#lastEnd;
-    let id: number;
     if (lastEnd > 0 && path.charCodeAt(lastEnd) === 47 && samePrefix(path, this.#lastPath, lastEnd)) {
-      id = this.#lastId;
       this.#repeated = true;
-    } else {
-      let start = 0;
-      while (path.charCodeAt(start) === 47) start++;
-      // FNV-1a over the first segment, and its characters packed while they fit, in one pass.
-      let hash = -2128831035;
-      let low = 0;
-      let high = 0;
-      let end = start;
-      for (let c = path.charCodeAt(end); c === c && c !== 47; c = path.charCodeAt(++end)) {
-        hash = Math.imul(hash ^ c, 16777619);
-        const k = end - start;
-        if (c > 0xff || k >= 8) low = high = -1;
-        else if (low !== -1 || high !== -1) {
-          if (k < 4) low |= c << (8 * k);
-          else high |= c << (8 * (k - 4));
-        }
-      }
-      this.#lastEnd = -1;
-      if (end === path.length) {
-        id = this.#newEntry();
+      const id = this.#lastId;
+      if (id >= 0 && id < this.#cap) this.#count(id, path);
+      return;
+    }
+    let start = 0;
+    while (path.charCodeAt(start) === 47) start++;
+    // FNV-1a over the first segment, and its characters packed, in one pass. A name packs when it has one to
+    // eight characters, all in U+0001..U+00FF: then the packed bytes tell it from any other such name.
+    let hash = -2128831035;
+    let low = 0;
+    let high = 0;
+    let odd = false;
+    let end = start;
+    for (let c = path.charCodeAt(end); c === c && c !== 47; c = path.charCodeAt(++end)) {
+      hash = Math.imul(hash ^ c, 16777619);
+      const k = end - start;
+      if (k < 4) low |= c << (8 * k);
+      else if (k < 8) high |= c << (8 * (k - 4));
+      if (c === 0 || c > 0xff) odd = true;
+    }
+    this.#lastEnd = -1;
+    if (end === path.length) {
+      const id = this.#entries++;
+      if (id < this.#cap) this.#count(this.#newEntry(id), path);
+      return;
+    }
+    const length = end - start;
+    if (odd || length > 8) low = high = -1;
+    const table = this.#table;
+    let id = table.find(path, start, end, hash, low, high, this.#names);
+    if (id >= 0) {
+      this.#repeated = true;
+    } else if (this.#namesFull) {
+      id = NO_ENTRY;
+    } else if (this.#entries < this.#cap) {
+      if (table.size < this.#maxNames && table.chars + length <= this.#maxNameChars) {
+        id = this.#newEntry(this.#entries++);
+        table.add(length, hash, low, high, id);
+        // Only a name that cannot be packed is kept as a string.
+        if (low === -1 && high === -1) this.#names.set(id, path.slice(start, end));
       } else {
-        const table = this.#table;
-        id = table.find(path, start, end, hash, low, high, this.#names);
-        if (id >= 0) {
-          this.#repeated = true;
-        } else if (!this.#namesFull && table.size < MAX_ENTRY_NAMES && table.chars + (end - start) <= MAX_ENTRY_NAME_CHARS) {
-          id = this.#newEntry();
-          table.add(end - start, hash, low, high, id);
-          // Only a name that cannot be packed is kept as a string.
-          if (low === -1 && high === -1) this.#names.set(id, path.slice(start, end));
-        } else {
-          // Past the name budget a directory cannot be told new or seen. Such an entry comes after more than
-          // `cap` others, so it gets no slot either way; only the entry count becomes a lower bound.
-          this.#namesFull = true;
-        }
-        // Only a path without leading slashes can be recognised by its prefix.
-        if (start === 0 && id >= 0) {
-          this.#lastPath = path;
-          this.#lastEnd = end;
-          this.#lastId = id;
-        }
+        // Past the name budget a directory cannot be told new or seen; only the entry count becomes a lower
+        // bound (an entry found later could get no slot anyway).
+        this.#namesFull = true;
       }
+    } else {
+      id = this.#defer(path, start, length, hash, low, high);
+    }
+    // Only a path without leading slashes can be recognised by its prefix.
+    if (start === 0 && id !== NO_ENTRY) {
+      this.#lastPath = path;
+      this.#lastEnd = end;
+      this.#lastId = id;
     }
     if (id >= 0 && id < this.#cap) this.#count(id, path);
   }
 
   /** The page for what was added: the head when within the cap, else the round-robin sample. */
   sample(): StreamedSample {
-    const entriesTotal = this.#entries;
+    this.#flush();
+    const entriesTotal = this.#entries + this.#later.size;
     const exact = !this.#namesFull;
     const flat = exact && !this.#repeated;
     const counts = this.#counts;
@@ -258,13 +459,71 @@ export class EntrySampler {
     return { paths, entriesShown: shown, entriesTotal, entriesExact: exact, flat };
   }
 
-  #newEntry(): number {
-    const id = this.#entries++;
-    if (id < this.#cap) {
-      this.#counts.push(0);
-      this.#kept.push([]);
-    }
+  #newEntry(id: number): number {
+    this.#counts.push(0);
+    this.#kept.push([]);
     return id;
+  }
+
+  // Sets a later entry's name aside for the next batch; answers LATER_ENTRY, or NO_ENTRY once the names are
+  // full.
+  #defer(path: string, start: number, length: number, hash: number, low: number, high: number): number {
+    let at = 4 * this.#pending;
+    const batch = this.#batch;
+    if (low !== -1 || high !== -1) {
+      batch[at] = low;
+      batch[at + 1] = high;
+    } else {
+      if (this.#batchTextUsed + length > this.#batchText.length) {
+        this.#flush();
+        if (this.#namesFull) return NO_ENTRY;
+        // A name longer than the buffer: it grows to hold it (the path itself is that long).
+        if (length > this.#batchText.length) this.#batchText = new Uint16Array(length);
+        at = 0;
+      }
+      const text = this.#batchText;
+      const from = this.#batchTextUsed;
+      for (let i = 0; i < length; i++) text[from + i] = path.charCodeAt(start + i);
+      this.#batchTextUsed = from + length;
+      batch[at] = (hash | 0x100) & ~0xff;
+      batch[at + 1] = 0;
+      batch[at + 3] = from;
+    }
+    batch[at + 2] = length;
+    this.#pendingChars += length;
+    if (++this.#pending === batch.length / 4) this.#flush();
+    return LATER_ENTRY;
+  }
+
+  // Looks up the later entries' names set aside. While the whole batch fits the name budget, the order of
+  // the lookups cannot change which names are new; a batch that might not fit goes in input order, as the
+  // budget's first refusal ends the counting.
+  #flush(): void {
+    const n = this.#pending;
+    const chars = this.#pendingChars;
+    this.#pending = 0;
+    this.#pendingChars = 0;
+    this.#batchTextUsed = 0;
+    if (n === 0 || this.#namesFull) return;
+    const table = this.#table;
+    const later = this.#later;
+    const batch = this.#batch;
+    const text = this.#batchText;
+    if (table.size + later.size + n <= this.#maxNames && table.chars + later.chars + chars <= this.#maxNameChars) {
+      if (later.addAll(batch, n, text)) this.#repeated = true;
+      return;
+    }
+    for (let at = 0; at < 4 * n; at += 4) {
+      if (later.has(batch, at, text)) {
+        this.#repeated = true;
+      } else if (table.size + later.size < this.#maxNames && table.chars + later.chars + (batch[at + 2] as number) <= this.#maxNameChars) {
+        later.reserve(1);
+        later.add(batch, at, text);
+      } else {
+        this.#namesFull = true;
+        return;
+      }
+    }
   }
 
   #count(id: number, path: string): void {
