@@ -301,34 +301,57 @@ export async function registerConfineCases(test: Register, skip: Skip, runtime: 
     }));
 
   // The model's own shell is a local process that can swap a workspace directory for a symlink to the outside
-  // while a file tool works through it. The tool calls go on until the shell has made its 200 swaps, so they
-  // overlap all of them; what is counted is what the tools did and, above all, what crossed the line.
-  async function race(kit: Toolkit, at: Layout, swapper: string, step: (n: number) => Promise<string>): Promise<{ swaps: string; outcomes: Record<string, number> }> {
-    const racer = kit.call("bash", { command: `OUT=${at.outside}; ${swapper}`, timeout: 600 }, { actor: "shell" });
+  // while a file tool works through it. The shell swaps until told to stop; the tool makes a fixed number of
+  // calls, all of them after the shell's first swap (it marks that with a file) and before it is told to stop,
+  // so every call overlaps the swapping. What is counted is what the tools did and, above all, what crossed
+  // the line; nothing depends on how fast either side runs.
+  async function race(
+    kit: Toolkit,
+    at: Layout,
+    swapper: string,
+    rounds: number,
+    step: (n: number) => Promise<string>,
+  ): Promise<{ swaps: string; outcomes: Record<string, number> }> {
+    const ready = `${at.ws}/.race-ready`;
+    const stop = `${at.ws}/.race-stop`;
+    const racer = kit.call("bash", { command: `OUT=${at.outside}; READY=${ready}; STOP=${stop}; ${swapper}`, timeout: 600 }, { actor: "shell" });
     let settled = false;
     void racer.finally(() => (settled = true));
+    const fs = runtime.provider(at.ws);
+    while (!(await fs.lstat(ready))) {
+      assert(!settled, `the racer stopped before its first swap: ${settled && (await racer).content}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
     const outcomes: Record<string, number> = {};
-    for (let n = 0; !settled && n < 20_000; n++) {
-      const outcome = await step(n);
-      outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+    try {
+      for (let n = 0; n < rounds; n++) {
+        const outcome = await step(n);
+        outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+      }
+    } finally {
+      await host(runner, 'touch "$1"', [stop]);
     }
     const swaps = (await racer).content.split("\n")[0] ?? "";
-    assert(swaps.startsWith("swaps=200"), `the racer ran: ${swaps}`);
+    assert(/^swaps=[1-9]/.test(swaps), `the racer swapped until it was stopped: ${swaps}`);
     return { swaps, outcomes };
   }
 
   // `d` is always a symlink, renamed atomically between one to a real directory inside and one to the outside:
   // a path through it leads outside at any moment, and the canonical path is what must be judged. It is set
   // up before the racer starts, so that no tool call ever finds `d` missing (and creates it).
-  const LINK_SWAPPER = "i=0; while [ $i -lt 200 ]; do cp -P d-out t && mv -T t d; cp -P d-in t && mv -T t d; i=$((i+1)); done; echo swaps=$i";
+  const LINK_SWAPPER =
+    'i=0; while [ ! -e "$STOP" ]; do cp -P d-out t && mv -T t d; cp -P d-in t && mv -T t d; i=$((i+1)); [ $i = 1 ] && touch "$READY"; done; echo swaps=$i';
   const linkSetup = (at: Layout) => host(runner, 'cd "$1" && mkdir -p d.real && ln -s d.real d-in && ln -s "$2" d-out && cp -P d-in d', [at.ws, at.outside]);
   // The canonical directory itself moved away and replaced by a symlink to the outside, then put back: the
   // judged path is right, and the swap lands between the judgement and the use. A real directory cannot be
   // swapped for a symlink in one rename, so `d.real` is missing for a moment each time; a write that creates
   // it then simply wins that round, and the racer sets aside the directory it moved away.
   const CANONICAL_SWAPPER =
-    "i=0; n=0; while [ $i -lt 200 ]; do mv -T d.real d.saved 2>/dev/null; ln -s \"$OUT\" d.real 2>/dev/null && n=$((n+1)); " +
-    "[ -L d.real ] && rm -f d.real; mv -T d.saved d.real 2>/dev/null || mv -T d.saved d.old$i; i=$((i+1)); done; echo swaps=$i effective=$n";
+    'i=0; n=0; while [ ! -e "$STOP" ]; do mv -T d.real d.saved 2>/dev/null; ln -s "$OUT" d.real 2>/dev/null && n=$((n+1)); ' +
+    '[ -L d.real ] && rm -f d.real; mv -T d.saved d.real 2>/dev/null || mv -T d.saved d.old$i; i=$((i+1)); [ $i = 1 ] && touch "$READY"; done; echo swaps=$i effective=$n';
+  // Calls per race: enough that, on the old read path, several leaked per run on this 2-core VM.
+  const WRITES = 500;
+  const READS = 3000;
 
   for (const [what, swapper, path] of [
     ["a symlinked directory on the path", LINK_SWAPPER, "d"],
@@ -338,7 +361,7 @@ export async function registerConfineCases(test: Register, skip: Skip, runtime: 
       session(async (kit, at) => {
         if (swapper === LINK_SWAPPER) await linkSetup(at);
         else await host(runner, 'mkdir "$1/d.real"', [at.ws]);
-        const { swaps, outcomes } = await race(kit, at, swapper, async (n) => {
+        const { swaps, outcomes } = await race(kit, at, swapper, WRITES, async (n) => {
           const result = await kit.call("write", { path: `${path}/f${n}.txt`, content: `${n}\n` }, { actor: `writer-${n}` });
           return result.error?.code ?? "written";
         });
@@ -354,7 +377,7 @@ export async function registerConfineCases(test: Register, skip: Skip, runtime: 
           else await host(runner, 'mkdir "$1/d.real"', [at.ws]);
           await host(runner, 'printf "inside\\n" > "$1/d.real/f.txt" && printf "$3\\n" > "$2/f.txt"', [at.ws, at.outside, SECRET]);
           let leaked = 0;
-          const { swaps, outcomes } = await race(kit, at, swapper, async (n) => {
+          const { swaps, outcomes } = await race(kit, at, swapper, READS, async (n) => {
             const result = await kit.call("read", { path: `${path}/f.txt` }, { actor: `reader-${n}` });
             if (result.content.includes(SECRET)) leaked++;
             return result.error?.code ?? "read";

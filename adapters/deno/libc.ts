@@ -6,6 +6,7 @@ import {
   errnoError,
   FsError,
   type FsDirectory,
+  type FsDriverHandle,
   type FsDriverStat,
   type FsStagedFile,
 } from "../../core/mod.ts";
@@ -21,8 +22,11 @@ const SYMBOLS = {
   statx: { parameters: ["i32", "buffer", "i32", "u32", "buffer"], result: "i32" },
   readlink: { parameters: ["buffer", "buffer", "usize"], result: "isize" },
   pread: { parameters: ["i32", "buffer", "usize", "i64"], result: "isize" },
+  preadAsync: { name: "pread", parameters: ["i32", "buffer", "usize", "i64"], result: "isize", nonblocking: true },
   close: { parameters: ["i32"], result: "i32" },
   kill: { parameters: ["i32", "i32"], result: "i32" },
+  // getdents64 has no glibc wrapper before 2.30; through syscall(2) it needs none.
+  syscall: { parameters: ["i64", "i32", "buffer", "usize"], result: "isize" },
   gethostname: { parameters: ["buffer", "usize"], result: "i32" },
   // Data goes through worker threads so a large write does not stall the event loop; errno lives on the
   // thread that made the call, so a failure is repeated synchronously to learn why.
@@ -44,8 +48,10 @@ interface Symbols {
   statx(dirfd: number, path: Uint8Array, flags: number, mask: number, buffer: Uint8Array): number;
   readlink(path: Uint8Array, buffer: Uint8Array, size: Num): Num;
   pread(fd: number, buffer: Uint8Array, size: Num, offset: Num): Num;
+  preadAsync(fd: number, buffer: Uint8Array, size: Num, offset: Num): Promise<Num>;
   close(fd: number): number;
   kill(pid: number, signal: number): number;
+  syscall(number: Num, fd: number, buffer: Uint8Array, size: Num): Num;
   gethostname(buffer: Uint8Array, size: Num): number;
   write(fd: number, buffer: Uint8Array, size: Num): Promise<Num>;
   writeNow(fd: number, buffer: Uint8Array, size: Num): Num;
@@ -56,8 +62,8 @@ interface Symbols {
 
 // Flag values of the two Linux architectures Deno ships for; they differ in O_DIRECTORY and O_NOFOLLOW.
 const ARCH_FLAGS = {
-  x86_64: { directory: 0o200000, nofollow: 0o400000 },
-  aarch64: { directory: 0o40000, nofollow: 0o100000 },
+  x86_64: { directory: 0o200000, nofollow: 0o400000, getdents64: 217 },
+  aarch64: { directory: 0o40000, nofollow: 0o100000, getdents64: 61 },
 } as const;
 const O_WRONLY = 0o1;
 const O_CREAT = 0o100;
@@ -104,17 +110,32 @@ export class Libc {
   readonly #c: Symbols;
   readonly #dirFlags: number;
   readonly #nofollow: number;
+  readonly #directory: number;
+  readonly #getdents64: number;
 
-  constructor(deno: DenoApi, symbols: Symbols, flags: { directory: number; nofollow: number }) {
+  constructor(deno: DenoApi, symbols: Symbols, flags: { directory: number; nofollow: number; getdents64: number }) {
     this.#deno = deno;
     this.#c = symbols;
     this.#dirFlags = O_PATH | O_CLOEXEC | flags.directory;
     this.#nofollow = flags.nofollow;
+    this.#directory = flags.directory;
+    this.#getdents64 = flags.getdents64;
   }
 
-  /** Opens a directory by path (following symlinks; the caller checks where it landed). */
+  /**
+   * Opens a directory by path (following symlinks; the caller checks where it landed). FFI is not bound by
+   * Deno's path permissions, so the directory keeps to what the process was granted: it is opened only where
+   * Deno may read or write, changed only where it may write, and a file in it opened only where it may read.
+   */
   openDirectory(path: string): FsDirectory {
-    return new LibcDirectory(this, this.#check(this.#c.openat(AT_FDCWD, cString(path), this.#dirFlags, 0)), path);
+    const writable = this.granted("write", path);
+    if (!writable && !this.granted("read", path)) throw notPermitted("--allow-read");
+    return new LibcDirectory(this, this.#check(this.#c.openat(AT_FDCWD, cString(path), this.#dirFlags, 0)), path, writable);
+  }
+
+  /** Whether Deno's permissions grant `kind` access to `path`. */
+  granted(kind: "read" | "write", path: string): boolean {
+    return this.#deno.permissions.querySync({ name: kind, path }).state === "granted";
   }
 
   /** The host name, or `undefined`. */
@@ -185,6 +206,22 @@ export class Libc {
     return this.#unless("EEXIST", undefined);
   }
 
+  /** A file opened for reading, never through a symlink at `name`; `undefined` when missing or a symlink. */
+  openFileAt(fd: number, name: string): number | undefined {
+    const file = this.#c.openat(fd, cString(name), O_NONBLOCK | O_CLOEXEC | this.#nofollow, 0);
+    if (file >= 0) return file;
+    const errno = this.#errno();
+    if (errno === "ENOENT" || errno === "ELOOP") return undefined;
+    throw errnoError(errno, new Error(`openat failed: ${errno}`));
+  }
+
+  /** Reads at `position` on a worker thread, as a write does. */
+  async pread(fd: number, buffer: Uint8Array, position: number): Promise<number> {
+    const n = Number(await this.#c.preadAsync(fd, buffer, buffer.length, BigInt(position)));
+    if (n >= 0) return n;
+    return this.#check(Number(this.#c.pread(fd, buffer, buffer.length, BigInt(position))));
+  }
+
   readAt(fd: number, name: string, maxBytes: number): Uint8Array | undefined {
     const file = this.#c.openat(fd, cString(name), O_NONBLOCK | O_CLOEXEC | this.#nofollow, 0);
     if (file < 0) {
@@ -237,12 +274,29 @@ export class Libc {
     this.#c.close(fd);
   }
 
-  readdir(path: string): Promise<string[]> {
-    return (async () => {
+  /**
+   * Entry names of the directory held by `fd`, read through a descriptor opened on it (an O_PATH one cannot be
+   * listed), never through its path.
+   */
+  readdirAt(fd: number): string[] {
+    const dir = this.#check(this.#c.openat(fd, cString("."), O_CLOEXEC | this.#directory, 0));
+    try {
+      const buffer = new Uint8Array(32 * 1024);
+      const view = new DataView(buffer.buffer);
       const names: string[] = [];
-      for await (const entry of this.#deno.readDir(path)) names.push(entry.name);
-      return names;
-    })();
+      for (;;) {
+        const n = this.#check(Number(this.#c.syscall(this.#getdents64, dir, buffer, buffer.length)));
+        if (n === 0) return names;
+        // struct linux_dirent64: d_ino (8 bytes), d_off (8), d_reclen (2), d_type (1), then the name and a NUL.
+        for (let at = 0; at < n; at += view.getUint16(at + 16, true)) {
+          const end = buffer.indexOf(0, at + 19);
+          const name = decoder.decode(buffer.subarray(at + 19, end));
+          if (name !== "." && name !== "..") names.push(name);
+        }
+      }
+    } finally {
+      this.#c.close(dir);
+    }
   }
 
   #errno(): string {
@@ -268,12 +322,14 @@ class LibcDirectory implements FsDirectory {
   readonly #c: Libc;
   readonly #fd: number;
   readonly #path: string;
+  readonly #writable: boolean;
   #closed = false;
 
-  constructor(libc: Libc, fd: number, path: string) {
+  constructor(libc: Libc, fd: number, path: string, writable: boolean) {
     this.#c = libc;
     this.#fd = fd;
     this.#path = path;
+    this.#writable = writable;
   }
 
   async currentPath(): Promise<string | undefined> {
@@ -290,14 +346,17 @@ class LibcDirectory implements FsDirectory {
 
   async openDirectory(name: string): Promise<FsDirectory | undefined> {
     const fd = this.#c.openDirectoryAt(this.#fd, name);
-    return fd === undefined ? undefined : new LibcDirectory(this.#c, fd, `${this.#path}/${name}`);
+    const path = `${this.#path}/${name}`;
+    return fd === undefined ? undefined : new LibcDirectory(this.#c, fd, path, this.#writable || this.#c.granted("write", path));
   }
 
   async mkdir(name: string, mode: number): Promise<boolean> {
+    this.#mayWrite();
     return this.#c.mkdirAt(this.#fd, name, mode);
   }
 
   async createFile(name: string, mode: number): Promise<FsStagedFile | undefined> {
+    this.#mayWrite();
     const fd = this.#c.createAt(this.#fd, name, mode);
     if (fd === undefined) return undefined;
     const c = this.#c;
@@ -318,24 +377,41 @@ class LibcDirectory implements FsDirectory {
     return this.#c.readAt(this.#fd, name, maxBytes);
   }
 
+  async openFile(name: string): Promise<FsDriverHandle | undefined> {
+    if (!this.#c.granted("read", `${this.#path}/${name}`)) throw notPermitted("--allow-read");
+    const fd = this.#c.openFileAt(this.#fd, name);
+    if (fd === undefined) return undefined;
+    const c = this.#c;
+    let closed = false;
+    return {
+      stat: async () => c.fstat(fd),
+      read: (buffer, position) => c.pread(fd, buffer, position),
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        c.close(fd);
+      },
+    };
+  }
+
   async rename(from: string, to: string): Promise<void> {
+    this.#mayWrite();
     this.#c.renameAt(this.#fd, from, to);
   }
 
   async link(from: string, to: string): Promise<boolean> {
+    this.#mayWrite();
     return this.#c.linkAt(this.#fd, from, to);
   }
 
   async unlink(name: string): Promise<boolean> {
+    this.#mayWrite();
     return this.#c.unlinkAt(this.#fd, name);
   }
 
-  // Names only, for the sweep: read by path, since the entries it removes are checked by name and removed
-  // relative to the descriptor.
   async readdir(): Promise<string[]> {
-    const now = this.#c.currentPath(this.#fd);
-    if (now === undefined) return [];
-    return this.#c.readdir(now);
+    if (!this.#c.granted("read", this.#path)) throw notPermitted("--allow-read");
+    return this.#c.readdirAt(this.#fd);
   }
 
   async close(): Promise<void> {
@@ -343,6 +419,17 @@ class LibcDirectory implements FsDirectory {
     this.#closed = true;
     this.#c.close(this.#fd);
   }
+
+  #mayWrite(): void {
+    if (!this.#writable) throw notPermitted("--allow-write");
+  }
+}
+
+// Worded as a refusal Deno itself makes (adapters/deno/map-error.ts).
+function notPermitted(flag: string): FsError {
+  return new FsError("FS_PERMISSION_DENIED", `Deno's permissions do not allow it; the user can grant ${flag}`, {
+    details: { errno: "NotCapable", flag },
+  });
 }
 
 // struct statx is the same on every Linux architecture. The token matches what Deno.stat reports for the

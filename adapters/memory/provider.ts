@@ -114,13 +114,7 @@ class MemoryDriver implements FsDriver {
   }
 
   async open(path: string): Promise<FsDriverHandle> {
-    const vol = this.#vol;
-    const fd = memfsCall(() => vol.openSync(path, "r"));
-    return {
-      stat: async () => toStat(memfsCall((): MemfsStats => vol.fstatSync(fd))),
-      read: async (buffer, position) => memfsCall(() => vol.readSync(fd, buffer, 0, buffer.length, position)),
-      close: async () => memfsCall(() => vol.closeSync(fd)),
-    };
+    return readHandle(this.#vol, memfsCall(() => this.#vol.openSync(path, "r")));
   }
 
   async openDirectory(path: string): Promise<FsDirectory> {
@@ -206,6 +200,15 @@ class MemoryDirectory implements FsDirectory {
     }
   }
 
+  // Found, looked at and opened in one synchronous turn: nothing can swap the entry in between.
+  async openFile(name: string): Promise<FsDriverHandle | undefined> {
+    const vol = this.#vol;
+    const path = this.#at(name);
+    const stat = probeRaw(() => vol.lstatSync(path));
+    if (!stat || stat.isSymbolicLink()) return undefined;
+    return readHandle(vol, memfsCall(() => vol.openSync(path, "r")));
+  }
+
   async rename(from: string, to: string): Promise<void> {
     const here = this.#here();
     const destination = joinPath(here, to);
@@ -274,6 +277,14 @@ class MemoryDirectory implements FsDirectory {
   #at(name: string): string {
     return joinPath(this.#here(), name);
   }
+}
+
+function readHandle(vol: Volume, fd: number): FsDriverHandle {
+  return {
+    stat: async () => toStat(memfsCall((): MemfsStats => vol.fstatSync(fd))),
+    read: async (buffer, position) => memfsCall(() => vol.readSync(fd, buffer, 0, buffer.length, position)),
+    close: async () => memfsCall(() => vol.closeSync(fd)),
+  };
 }
 
 function probeRaw(work: () => unknown): MemfsStats | undefined {

@@ -83,12 +83,7 @@ class NodeDriver implements FsDriver {
   }
 
   async open(path: string): Promise<FsDriverHandle> {
-    const handle = await nodeCall(() => fsp.open(path, READ_FLAGS));
-    return {
-      stat: () => nodeCall(async () => toStat(await handle.stat({ bigint: true }))),
-      read: (buffer, position) => nodeCall(async () => (await handle.read(buffer, 0, buffer.length, position)).bytesRead),
-      close: () => nodeCall(() => handle.close()),
-    };
+    return readHandle(await nodeCall(() => fsp.open(path, READ_FLAGS)));
   }
 
   async openDirectory(path: string): Promise<FsDirectory> {
@@ -182,6 +177,17 @@ class NodeDirectory implements FsDirectory {
     }
   }
 
+  async openFile(name: string): Promise<FsDriverHandle | undefined> {
+    const at = await this.#at(name);
+    try {
+      return readHandle(await fsp.open(at, READ_FLAGS | constants.O_NOFOLLOW));
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (code === "ENOENT" || code === "ELOOP") return undefined;
+      throw mapNodeError(error);
+    }
+  }
+
   async rename(from: string, to: string): Promise<void> {
     const source = await this.#at(from);
     const destination = await this.#at(to);
@@ -224,6 +230,14 @@ class NodeDirectory implements FsDirectory {
     }
     return `${this.#base}/${name}`;
   }
+}
+
+function readHandle(handle: fsp.FileHandle): FsDriverHandle {
+  return {
+    stat: () => nodeCall(async () => toStat(await handle.stat({ bigint: true }))),
+    read: (buffer, position) => nodeCall(async () => (await handle.read(buffer, 0, buffer.length, position)).bytesRead),
+    close: () => nodeCall(() => handle.close()),
+  };
 }
 
 // Turns EEXIST into a result.

@@ -1,12 +1,16 @@
-import { createToolkit, type FileSystem } from "../../core/mod.ts";
+import { createEngineBackend, createToolkit, type FileSystem, isFsError } from "../../core/mod.ts";
 import { assert, assertBytes, assertEquals } from "../assert.ts";
 import type { Probe } from "../harness.ts";
 import type { ConformanceGroup, SubjectTraits } from "../suite.ts";
 import { appendRounds } from "../worker.ts";
-import { text, under } from "../util.ts";
+import { collect, text, under } from "../util.ts";
 
 const ROUNDS = 200;
 const SWAP_WRITES = 120;
+const SWAP_READS = 100;
+// What only the outside folder holds: its file's content, and the name of a file only it has.
+const SECRET = "SECRET-9f2e";
+const OUTSIDE_ONLY = "outside-only.txt";
 
 const needs =
   (hook: keyof SubjectTraits["races"], what: string) =>
@@ -19,6 +23,18 @@ const needsPinning = (traits: SubjectTraits): string | undefined =>
       ? undefined
       : "publication is path-based here (pinnedPublication: false): a rename racing the last check can redirect a write outside the fence"
     : "the subject has no directory swapper (races.swapper)";
+
+const needsPinnedReads = (traits: SubjectTraits): string | undefined =>
+  traits.races.swapper
+    ? traits.pinnedPublication
+      ? undefined
+      : "reads and listings are path-based here (pinnedPublication: false): a folder swapped on the path between the check and the open can redirect one"
+    : "the subject has no directory swapper (races.swapper)";
+
+// Counts outcomes by name.
+function tally(outcomes: Record<string, number>, outcome: string): void {
+  outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+}
 
 const needsDeadWriters = (traits: SubjectTraits): string | undefined =>
   !traits.races.spawn
@@ -82,6 +98,89 @@ export const raceGroup: ConformanceGroup = {
         assertEquals(lost, [], "files reported created that are not in the workspace folder");
         assertEquals(inside.filter((name) => name.includes(".toolfs-")), [], "staged or lock files left behind");
         assert(replaced === 0 || text(await probe.readFile("d/victim.txt")).startsWith("replaced "), "the inside file holds a replacement");
+      },
+    },
+    {
+      name: `a directory swapped with an outward symlink during ${SWAP_READS} rounds of reads and listings: no outside byte or name comes back`,
+      skip: needsPinnedReads,
+      async run({ provider, probe, races }) {
+        const target = under(probe.outside, "target");
+        await probe.writeFile(`${target}/f.txt`, `${SECRET}\n`);
+        await probe.writeFile(`${target}/${OUTSIDE_ONLY}`, `${SECRET}\n`);
+        await probe.writeFile("d/f.txt", "inside\n");
+        await probe.symlink(target, "swap");
+        const root = await provider.resolve(probe.root);
+        const leaks: string[] = [];
+        const outcomes: Record<string, number> = {};
+        const swapper = await races!.swapper!("d", "swap");
+        try {
+          for (let i = 0; i < SWAP_READS; i++) {
+            // The seam: whatever the path led to when it was resolved inside is all a read or a listing may see.
+            const file = await provider.resolve("d/f.txt");
+            const dir = await provider.resolve("d");
+            const attempts: [string, () => Promise<string>][] = [
+              ["readBytes", async () => text((await provider.readBytes(file, { maxBytes: 1024 })).bytes)],
+              ["readStream", async () => text(await collect(await provider.readStream(file)))],
+              ["listDir", async () => (await provider.listDir(dir)).map((e) => e.name).join(" ")],
+            ];
+            for (const [what, attempt] of attempts) {
+              if (!provider.contains(root, what === "listDir" ? dir : file)) {
+                tally(outcomes, `${what}: resolved outside`);
+                continue;
+              }
+              const seen = await attempt().catch((error: unknown) => (isFsError(error) ? error.code : String(error)));
+              if (seen.includes(SECRET) || seen.includes(OUTSIDE_ONLY)) leaks.push(`${what}: ${seen}`);
+              tally(outcomes, `${what}: ${seen.startsWith("FS_") ? seen : "read"}`);
+            }
+          }
+        } finally {
+          const swaps = await swapper.stop();
+          assert(swaps > 0, "the swapper exchanged the directory");
+        }
+        assertEquals(leaks, [], `reads or listings that returned what the outside folder holds (outcomes ${JSON.stringify(outcomes)})`);
+      },
+    },
+    {
+      name: `under the workspace read scope, ${SWAP_READS} rounds of read, write, edit, grep and glob racing a swapped directory: no outside byte or name in any result`,
+      skip: needsPinnedReads,
+      async run({ provider, probe, races }) {
+        const target = under(probe.outside, "target");
+        await probe.writeFile(`${target}/f.txt`, `${SECRET}\n`);
+        await probe.writeFile(`${target}/${OUTSIDE_ONLY}`, `${SECRET}\n`);
+        await probe.writeFile("d/f.txt", "inside\n");
+        await probe.symlink(target, "swap");
+        // The engine searches through this provider, so its walk and reads are the seam's on every backend.
+        const kit = createToolkit({
+          fs: provider,
+          workspace: probe.root,
+          search: createEngineBackend(provider),
+          sandbox: { mode: "workspace-write", readScope: "workspace" },
+        });
+        const leaks: string[] = [];
+        const outcomes: Record<string, number> = {};
+        const swapper = await races!.swapper!("d", "swap");
+        try {
+          for (let i = 0; i < SWAP_READS; i++) {
+            const calls: [string, Record<string, unknown>][] = [
+              ["read", { path: "d/f.txt" }],
+              ["write", { path: "d/f.txt", content: `inside ${i}\n` }],
+              ["edit", { path: "d/f.txt", old_string: `inside ${i}`, new_string: `inside ${i}.` }],
+              ["grep", { pattern: ".", path: "d" }],
+              ["glob", { pattern: "*", path: "d" }],
+            ];
+            for (const [tool, args] of calls) {
+              const result = await kit.call(tool, args);
+              if (result.content.includes(SECRET) || result.content.includes(OUTSIDE_ONLY)) leaks.push(`${tool}: ${result.content}`);
+              tally(outcomes, `${tool}: ${result.error?.code ?? "ok"}`);
+            }
+          }
+        } finally {
+          const swaps = await swapper.stop();
+          assert(swaps > 0, "the swapper exchanged the directory");
+        }
+        assertEquals(leaks, [], `results that showed what the outside folder holds (outcomes ${JSON.stringify(outcomes)})`);
+        assertEquals(await tree(probe, target), [`${target}/f.txt`, `${target}/${OUTSIDE_ONLY}`].sort(), "entries in the outside folder");
+        assertBytes(await probe.readFile(`${target}/f.txt`), `${SECRET}\n`, "the outside file");
       },
     },
     {

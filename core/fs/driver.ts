@@ -57,6 +57,14 @@ export interface FsDirectory {
   createFile(name: string, mode: number): Promise<FsStagedFile | undefined>;
   /** Up to `maxBytes` of a regular file; `undefined` when it is missing or not a regular file. */
   readFile(name: string, maxBytes: number): Promise<Uint8Array | undefined>;
+  /**
+   * Opens the entry `name` for reading without following a symlink there; a FIFO opens without waiting for a
+   * writer, and a directory or other non-file may open too (core reads its type from the handle). `undefined`
+   * when nothing has that name or it is a symlink. Optional: without it core opens the entry's path with
+   * `FsDriver.open` and then checks through this directory that what it opened is this entry, so no bytes
+   * from elsewhere are ever returned, but the open itself may reach another file.
+   */
+  openFile?(name: string): Promise<FsDriverHandle | undefined>;
   /** Renames an entry, replacing a file at `to`. */
   rename(from: string, to: string): Promise<void>;
   /** Gives the file `from` the additional name `to`; `false` when something already has that name. */

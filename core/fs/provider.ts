@@ -34,6 +34,8 @@ const DEFAULT_CHUNK = 64 * 1024;
 const MAX_LINK_HOPS = 40;
 const LIST_BATCH = 64;
 const WRITE_CHUNK = 1 << 20;
+// Opening a file meets a folder swapped on its path at most this many times before the read is refused.
+const READ_ATTEMPTS = 3;
 
 /** One write on its way to publication. */
 interface Publication {
@@ -213,32 +215,65 @@ class CoreFileSystem implements FileSystem {
     };
   }
 
+  // Listed through the opened directory, checked to be at the canonical key before and after, so a folder
+  // swapped on the path cannot show another folder's names (or their sizes and times) under this one.
   async listDir(target: FsTarget, options?: FsSignalOptions): Promise<FsDirEntry[]> {
     const signal = options?.signal;
-    const dir = target.displayPath;
-    throwIfAborted(signal, dir);
-    const stat = await this.#call("list", dir, () => this.#driver.stat(target.key));
-    if (!stat) throw new FsError("FS_NOT_FOUND", `Cannot list "${dir}": no such directory`, { details: { path: dir } });
-    if (stat.type !== "directory") {
-      throw new FsError("FS_NOT_DIRECTORY", `Cannot list "${dir}": it is not a directory`, { details: { path: dir } });
+    const path = target.displayPath;
+    const key: string = target.key;
+    const call = <T>(work: () => Promise<T>): Promise<T> => this.#call("list", path, work);
+    for (let attempt = 1; ; attempt++) {
+      throwIfAborted(signal, path);
+      let dir: FsDirectory;
+      try {
+        dir = await call(() => this.#driver.openDirectory(key));
+      } catch (error) {
+        if (!isFsError(error, "FS_NOT_FOUND")) throw error;
+        const stat = await call(() => this.#driver.stat(key));
+        if (!stat) throw new FsError("FS_NOT_FOUND", `Cannot list "${path}": no such directory`, { cause: error, details: { path } });
+        if (stat.type !== "directory") {
+          throw new FsError("FS_NOT_DIRECTORY", `Cannot list "${path}": it is not a directory`, { cause: error, details: { path } });
+        }
+        if (attempt === READ_ATTEMPTS) throw error;
+        continue; // a directory again by now
+      }
+      try {
+        if ((await call(() => dir.currentPath())) === key) {
+          const names = await call(() => dir.readdir());
+          names.sort(compareUtf8);
+          const found: [string, FsDriverStat][] = [];
+          for (let start = 0; start < names.length; start += LIST_BATCH) {
+            throwIfAborted(signal, path);
+            const batch = names.slice(start, start + LIST_BATCH);
+            const stats = await Promise.all(batch.map((name) => this.#call("list", joinPath(path, name), () => dir.lstat(name))));
+            batch.forEach((name, i) => {
+              const stat = stats[i];
+              if (stat) found.push([name, stat]); // else removed while listing
+            });
+          }
+          if ((await call(() => dir.currentPath())) === key) {
+            const entries: FsDirEntry[] = [];
+            for (let start = 0; start < found.length; start += LIST_BATCH) {
+              throwIfAborted(signal, path);
+              entries.push(...(await Promise.all(found.slice(start, start + LIST_BATCH).map(([name, stat]) => this.#entry(target, name, stat)))));
+            }
+            return entries;
+          }
+        }
+      } finally {
+        await dir.close().catch(() => undefined);
+      }
+      if (attempt === READ_ATTEMPTS) {
+        throw new FsError("FS_STALE_VERSION", `Cannot list "${path}": it, or a folder on its path, was moved or replaced while it was being listed; list it again`, {
+          details: { path },
+        });
+      }
     }
-    const names = await this.#call("list", dir, () => this.#driver.readdir(target.key));
-    names.sort(compareUtf8);
-    const entries: FsDirEntry[] = [];
-    for (let start = 0; start < names.length; start += LIST_BATCH) {
-      throwIfAborted(signal, dir);
-      const batch = await Promise.all(names.slice(start, start + LIST_BATCH).map((name) => this.#entry(target, name)));
-      for (const entry of batch) if (entry) entries.push(entry);
-    }
-    throwIfAborted(signal, dir);
-    return entries;
   }
 
-  async #entry(parent: FsTarget, name: string): Promise<FsDirEntry | undefined> {
+  async #entry(parent: FsTarget, name: string, stat: FsDriverStat): Promise<FsDirEntry> {
     const lexicalKey = joinPath(parent.key, name);
     const displayPath = joinPath(parent.displayPath, name);
-    const stat = await this.#call("list", displayPath, () => this.#driver.lstat(lexicalKey));
-    if (!stat) return undefined; // removed while listing
     let key = lexicalKey;
     if (stat.type === "symlink") {
       // A loop or an unreadable link keeps its own path as identity rather than failing the whole listing.
@@ -519,17 +554,65 @@ class CoreFileSystem implements FileSystem {
     return { path: joinPath(parent.path, baseName(path)), dangling: false };
   }
 
+  // Opens the file at the canonical key, and only that file: its parent is opened and checked to be where the
+  // key says (the walk publication uses), the file is opened by name inside it without following a symlink,
+  // and afterwards the parent is checked again and the entry must still be the file opened. A folder on the
+  // path swapped or moved in between is met by another attempt, then refused; the caller judged the key, so
+  // bytes from anywhere else are never returned (docs/notes/0009, "Reads").
   async #openFile(target: FsTarget, signal: AbortSignal | undefined): Promise<{ handle: FsDriverHandle; stat: FsDriverStat }> {
     const path = target.displayPath;
-    const handle = await this.#call("read", path, () => this.#driver.open(target.key));
-    try {
-      const stat = await this.#call("read", path, () => handle.stat());
-      if (stat.type !== "file") throw notRegular(path, stat.type, "read");
+    for (let attempt = 1; ; attempt++) {
       throwIfAborted(signal, path);
-      return { handle, stat };
-    } catch (error) {
+      const opened = await this.#openAt(target);
+      if (opened) {
+        const { handle, stat } = opened;
+        try {
+          if (stat.type !== "file") throw notRegular(path, stat.type, "read");
+          throwIfAborted(signal, path);
+        } catch (error) {
+          await handle.close().catch(() => undefined);
+          throw error;
+        }
+        return opened;
+      }
+      if (attempt === READ_ATTEMPTS) {
+        throw new FsError("FS_STALE_VERSION", `Cannot read "${path}": a folder on its path was moved or replaced while it was being opened; read it again`, {
+          details: { path },
+        });
+      }
+    }
+  }
+
+  // One attempt: the opened file and its metadata, or `undefined` when the path changed under it.
+  async #openAt(target: FsTarget): Promise<{ handle: FsDriverHandle; stat: FsDriverStat } | undefined> {
+    const path = target.displayPath;
+    const key: string = target.key;
+    const call = <T>(work: () => Promise<T>): Promise<T> => this.#call("read", path, work);
+    if (key === "/") throw notRegular(path, "directory", "read");
+    const parent = parentPath(key);
+    const name = baseName(key);
+    const dir = await call(() => this.#driver.openDirectory(parent));
+    try {
+      if ((await call(() => dir.currentPath())) !== parent) return undefined;
+      const handle = dir.openFile ? await call(() => dir.openFile!(name)) : await call(() => this.#driver.open(key));
+      if (!handle) {
+        const there = await call(() => dir.lstat(name));
+        if (there) return undefined; // a symlink, or an entry that appeared since
+        throw new FsError("FS_NOT_FOUND", `Cannot read "${path}": no such file or directory`, { details: { path } });
+      }
+      try {
+        const stat = await call(() => handle.stat());
+        if ((await call(() => dir.currentPath())) === parent && (await call(() => dir.lstat(name)))?.id === stat.id) {
+          return { handle, stat };
+        }
+      } catch (error) {
+        await handle.close().catch(() => undefined);
+        throw error;
+      }
       await handle.close().catch(() => undefined);
-      throw error;
+      return undefined;
+    } finally {
+      await dir.close().catch(() => undefined);
     }
   }
 

@@ -139,9 +139,14 @@ export interface FileSystem {
   stat(target: FsTarget, options?: FsSignalOptions): Promise<FsInfo | undefined>;
   /** Does not follow a final symlink; `undefined` when nothing exists there. */
   lstat(path: string, options?: FsResolveOptions): Promise<FsPathInfo | undefined>;
-  /** Reads a whole regular file of at most `maxBytes` bytes, else `FS_TOO_LARGE`; never buffers more. */
+  /**
+   * Reads a whole regular file of at most `maxBytes` bytes, else `FS_TOO_LARGE`; never buffers more. The file
+   * read is the one at `target.key`, not wherever the path leads by the time it is opened: where publication
+   * is pinned (`capabilities.pinnedPublication`) a folder on the path swapped or moved meanwhile cannot
+   * redirect the read; one that keeps changing fails it with `FS_STALE_VERSION`.
+   */
   readBytes(target: FsTarget, options: { readonly maxBytes: number; readonly signal?: AbortSignal }): Promise<FsBytes>;
-  /** Opens a regular file for streaming; errors (missing, directory) surface from this call. */
+  /** Opens a regular file for streaming, at `target.key` as `readBytes` does; errors (missing, directory) surface from this call. */
   readStream(target: FsTarget, options?: FsReadStreamOptions): Promise<FsReadStream>;
   /** One level of a directory, in UTF-8 byte order of the names. */
   listDir(target: FsTarget, options?: FsSignalOptions): Promise<FsDirEntry[]>;

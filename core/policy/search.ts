@@ -25,21 +25,23 @@ export function guardSearch(backend: SearchBackend, fs: FileSystem, rules: Sandb
     push: (item) => (keep(item) ? sink.push(item) : undefined),
     ...(sink.ready ? { ready: () => sink.ready!() } : {}),
   });
+  // Both judgements: the backend's on the canonical path it reads (where it can), this one's on the path shown.
+  const judged = <T extends SearchScope>(request: T): T => ({ ...request, readable: visible });
   return {
     name: backend.name,
     async streamFiles(request: FilesRequest, sink: ResultSink<string>) {
       roots(request);
-      const outcome = await streamPaths(backend, request, only(sink, (path) => visible(resolvePath(request.cwd, path))));
+      const outcome = await streamPaths(backend, judged(request), only(sink, (path) => visible(resolvePath(request.cwd, path))));
       return { ...outcome, problems: problems(request.cwd, outcome.problems) };
     },
     async streamGrep(request: GrepRequest, sink: ResultSink<GrepEvent>) {
       roots(request);
-      const outcome = await streamMatches(backend, request, only(sink, (event) => visible(resolvePath(request.cwd, event.path))));
+      const outcome = await streamMatches(backend, judged(request), only(sink, (event) => visible(resolvePath(request.cwd, event.path))));
       return { ...outcome, problems: problems(request.cwd, outcome.problems) };
     },
     async files(request: FilesRequest) {
       roots(request);
-      const result = await backend.files(request);
+      const result = await backend.files(judged(request));
       return {
         paths: result.paths.filter((path) => visible(resolvePath(request.cwd, path))),
         problems: problems(request.cwd, result.problems),
@@ -47,7 +49,7 @@ export function guardSearch(backend: SearchBackend, fs: FileSystem, rules: Sandb
     },
     async grep(request: GrepRequest) {
       roots(request);
-      const result = await backend.grep(request);
+      const result = await backend.grep(judged(request));
       return {
         files: result.files.filter((file) => visible(resolvePath(request.cwd, file.path))),
         problems: problems(request.cwd, result.problems),

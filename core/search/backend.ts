@@ -29,6 +29,13 @@ export interface SearchScope {
   readonly noIgnore?: boolean;
   /** `-L`: follow symbolic links. */
   readonly follow?: boolean;
+  /**
+   * Canonical absolute paths the caller may see (a sandbox's read rules). A backend that knows the canonical
+   * path of each file it reads and each folder it lists (the engine, whose reads and listings are pinned to
+   * those paths) leaves out everything else, so a folder swapped for a symlink mid-search cannot bring in
+   * another folder's files. ripgrep cannot tell and ignores it; its caller filters results by path.
+   */
+  readonly readable?: (key: string) => boolean;
   readonly signal?: AbortSignal;
   /** Stop and fail `SEARCH_ABORTED` after this many milliseconds. */
   readonly timeoutMs?: number;

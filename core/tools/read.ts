@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { FsError, isFsError } from "../fs/errors.ts";
 import { baseName, compareUtf8, joinPath, parentPath } from "../fs/paths.ts";
-import type { FsInfo, FsTarget } from "../fs/types.ts";
+import type { FsTarget } from "../fs/types.ts";
 import { readWindow, type ReadWindow } from "../text/window.ts";
 import { type CallContext, otherRoots, plural, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
 
@@ -43,6 +43,8 @@ export function readTool(env: ToolEnv): Tool<ReadArgs> {
 async function runRead(env: ToolEnv, args: ReadArgs, call: CallContext): Promise<ToolOutput> {
   const { fs, limits, ledger } = env;
   const target = call.target ?? (await fs.resolve(args.path, { cwd: call.cwd, signal: call.signal }));
+  // The canonical key is judged, and the provider opens the file at that key and nowhere else, however a
+  // folder on the path is swapped meanwhile (FileSystem.readStream).
   call.access?.check(target);
   const shown = call.roots.show(target.displayPath);
   const offset = args.offset ?? 1;
@@ -57,14 +59,6 @@ async function runRead(env: ToolEnv, args: ReadArgs, call: CallContext): Promise
     }
     if (isFsError(error, "FS_NOT_REGULAR_FILE")) throw notAFile(env, shown, error);
     throw error;
-  }
-  if (call.access) {
-    try {
-      await confirmOpened(env, args.path, call, stream.info);
-    } catch (error) {
-      await stream.close();
-      throw error;
-    }
   }
   let view: ReadWindow;
   try {
@@ -91,21 +85,6 @@ async function runRead(env: ToolEnv, args: ReadArgs, call: CallContext): Promise
   }
   ledger?.record(call.actor, target.key, { kind: "present", version: stream.info.version });
   return { content: render(view, offset, shown, limits.readLineChars), meta: meta(view, offset, shown) };
-}
-
-// The check before opening judged the path as it was then; a process racing the read (the model's own shell)
-// could have swapped a directory for a symlink in between. Judge the path again now, and require that it
-// still leads to the very file that was opened (same device, inode and state): otherwise the opened file may
-// lie where the model may not look.
-async function confirmOpened(env: ToolEnv, path: string, call: CallContext, opened: FsInfo): Promise<void> {
-  const again = await env.fs.resolve(path, { cwd: call.cwd, signal: call.signal });
-  call.access?.check(again);
-  const now = await env.fs.stat(again, { signal: call.signal });
-  if (now?.version !== opened.version) {
-    throw new FsError("FS_STALE_VERSION", `Cannot read "${call.roots.show(again.displayPath)}": it changed while it was being opened; read it again`, {
-      details: { path: again.displayPath },
-    });
-  }
 }
 
 function render(view: ReadWindow, offset: number, shown: string, maxChars: number): string {

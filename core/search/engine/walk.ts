@@ -83,6 +83,10 @@ class Walker {
     const spelled = arg ?? ".";
     this.#implicit = arg === undefined;
     const target = await this.#fs.resolve(spelled, { cwd: this.#scope.cwd, signal }).catch(rethrowAbort(signal));
+    if (target && this.#scope.readable && !this.#scope.readable(target.key)) {
+      this.#problems.push(`${spelled}: not searched: it now leads where this search may not look`);
+      return;
+    }
     // A root named on the command line is followed even when it is a symbolic link.
     const info = target && (await this.#fs.stat(target, { signal }).catch(rethrowAbort(signal)));
     if (!target || !info) {
@@ -124,6 +128,8 @@ class Walker {
       if (pause) await pause;
       let type = entry.type;
       let target = entry.target;
+      // Judged on the canonical path the listing found (a symlink's target), which is what would be read.
+      if (this.#scope.readable && !this.#scope.readable(target.key)) continue;
       const out = joinOut(frame.out, entry.name);
       let mtimeMs = entry.mtimeMs;
       if (type === "symlink") {
