@@ -110,3 +110,4 @@ export const allGroups: readonly ConformanceGroup[] = [...seamGroups, ...searchG
 export function runConformance(harness: Harness, createSubject: CreateSubject, options?: ConformanceOptions): Promise<ConformanceReport> {
   return registerGroups(allGroups, harness, createSubject, options);
 }
+export { createOverlaySubject, overlayProbe } from "./overlay.ts";

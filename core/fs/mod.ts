@@ -46,3 +46,4 @@ export type {
   FsWriteOptions,
   FsWriteResult,
 } from "./types.ts";
+export * from "./overlay/mod.ts";

@@ -24,7 +24,7 @@ export async function listFiles(fs: FileSystem, request: FilesRequest, budget: B
 }
 
 // Rust's Path ordering: component by component, a leading `/` or `.` before any name, names by bytes.
-function comparePaths(a: string, b: string): number {
+export function comparePaths(a: string, b: string): number {
   const x = components(a);
   const y = components(b);
   const n = Math.min(x.length, y.length);
