@@ -14,6 +14,7 @@ import { abortGroup } from "./groups/abort.ts";
 import { encodingGroup } from "./groups/encoding.ts";
 import { errorsGroup } from "./groups/errors.ts";
 import { listGroup } from "./groups/list.ts";
+import { overlayGroup } from "./groups/overlay.ts";
 import { raceGroup } from "./groups/race.ts";
 import { readBytesGroup } from "./groups/read-bytes.ts";
 import { readGroup } from "./groups/read.ts";
@@ -45,6 +46,7 @@ export {
   encodingGroup,
   errorsGroup,
   listGroup,
+  overlayGroup,
   raceGroup,
   readBytesGroup,
   readGroup,
@@ -99,6 +101,9 @@ export const toolGroups: readonly ConformanceGroup[] = [
 
 /** Races against other providers, other processes and a directory swapper; cases skip subjects without the hooks. */
 export const raceGroups: readonly ConformanceGroup[] = [raceGroup];
+
+/** The overlay's own group; its cases skip subjects that are not overlays (see createOverlaySubject). */
+export const overlayGroups: readonly ConformanceGroup[] = [overlayGroup];
 
 /** Every group, in the order they run. */
 export const allGroups: readonly ConformanceGroup[] = [...seamGroups, ...searchGroups, ...toolGroups, ...raceGroups];

@@ -33,6 +33,7 @@ export function createOverlaySubject(base: Subject): Subject {
     probe: overlayProbe(base.probe, base.provider, upper),
     ...(base.search ? { search: createOverlaySearchBackend(provider, base.search) } : {}),
     races,
+    baseProbe: base.probe,
     dispose: () => base.dispose(),
   };
 }

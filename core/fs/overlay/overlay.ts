@@ -209,11 +209,10 @@ class Overlay implements OverlayFileSystem {
     const name = (key: string) => relativeWithin(root, key) ?? key;
     if (options?.since === undefined) {
       const now = this.upper.snapshot();
+      // Against the base as it is now, for created files too: the patch turns the base into the overlay.
       for (const [key, node] of filesOf(now.nodes)) {
         throwIfAborted(signal);
-        const origin = now.origins.get(key) ?? ABSENT;
-        const before = origin.kind === "file" ? await this.#baseBytes(key, signal) : undefined;
-        parts.push(filePatch(name(key), before, node.bytes));
+        parts.push(filePatch(name(key), await this.#baseBytes(key, signal), node.bytes));
       }
     } else {
       const then = this.upper.checkpointState(options.since);
@@ -241,9 +240,10 @@ class Overlay implements OverlayFileSystem {
     return this.upper.checkpoint(label).id;
   }
 
-  restore(id: string): Promise<void> {
+  async restore(id: string): Promise<void> {
+    // Refused before waiting for the writes under way.
     this.upper.checkpointState(id);
-    return this.upper.gate.exclusive(async () => this.upper.restore(id));
+    await this.upper.gate.exclusive(async () => this.upper.restore(id));
   }
 
   checkpoints(): OverlayCheckpointInfo[] {
