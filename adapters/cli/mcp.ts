@@ -7,7 +7,7 @@ import type { CliHost } from "./cli.ts";
 /** What `toolfs mcp` takes from its runtime. */
 export interface McpHost {
   /** The runtime for a backend; its workspaces are shared by every session with the same roots. */
-  runtime(backend: "node" | "memory"): McpRuntime;
+  runtime(backend: "node" | "memory" | "overlay"): McpRuntime;
   /** Serves one session on stdin/stdout; resolves when the client goes away or the process is stopped. */
   stdio(session: ToolfsMcpSession): Promise<void>;
   /** Serves the handler on host:port; calls `listening` with the bound URL; resolves when the process is stopped. */
@@ -20,13 +20,15 @@ export const TOKEN_VARIABLE = "TOOLFS_MCP_TOKEN";
 
 /** The lines `toolfs --help` shows for mcp: the command, and its options. */
 export const MCP_USAGE = {
-  command: `  toolfs mcp [--root DIR]... [--sandbox MODE] [--backend node|memory] [--http HOST:PORT]
+  command: `  toolfs mcp [--root DIR]... [--sandbox MODE] [--backend node|memory|overlay] [--http HOST:PORT]
                               serve the tools over the Model Context Protocol (stdio unless --http)`,
   options: `mcp options:
   --root DIR            a workspace root (repeatable; the first is where relative paths start); without
                         one, the client's roots are used
   --sandbox MODE        read-only | workspace-write (default: writes inside the roots and temp directories)
                         | full-access (also offers bash on the node backend)
+  --backend overlay     writes are kept in memory, apart from the files: the client reads them as the resource
+                        toolfs://overlay/changes.patch, and the commit tool applies them once the user approves
   --http HOST:PORT      Streamable HTTP at http://HOST:PORT/mcp (HOST defaults to 127.0.0.1); a non-loopback
                         HOST requires ${TOKEN_VARIABLE}, the bearer token every request must carry`,
 };
@@ -38,7 +40,7 @@ class UsageError extends Error {}
 interface McpArgs {
   readonly roots: string[];
   readonly sandbox: SandboxMode;
-  readonly backend: "node" | "memory";
+  readonly backend: "node" | "memory" | "overlay";
   readonly http: { host: string; port: number } | undefined;
 }
 
@@ -101,7 +103,7 @@ function undefinedIfBlank(value: string | undefined): string | undefined {
 function parse(argv: readonly string[]): McpArgs {
   const roots: string[] = [];
   let sandbox: SandboxMode = "workspace-write";
-  let backend: "node" | "memory" = "node";
+  let backend: "node" | "memory" | "overlay" = "node";
   let http: McpArgs["http"];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
@@ -117,7 +119,7 @@ function parse(argv: readonly string[]): McpArgs {
       sandbox = chosen as SandboxMode;
     } else if (arg === "--backend") {
       const chosen = value();
-      if (chosen !== "node" && chosen !== "memory") throw new UsageError(`--backend must be node or memory, got "${chosen}"`);
+      if (chosen !== "node" && chosen !== "memory" && chosen !== "overlay") throw new UsageError(`--backend must be node, memory or overlay, got "${chosen}"`);
       backend = chosen;
     } else if (arg === "--http") http = address(value());
     else throw new UsageError(`mcp does not take ${arg}`);

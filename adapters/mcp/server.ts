@@ -1,6 +1,7 @@
 // One MCP session over the toolkit: tools/list and tools/call answered by hand on the SDK's protocol layer,
 // so the model sees the toolkit's own descriptions and JSON Schemas and the toolkit (not the SDK) judges
 // arguments, with coded results. Runtime-neutral: the runtime's providers arrive through McpRuntime.
+import { callCommit, CHANGES_RESOURCE, CHANGES_URI, COMMIT_TOOL, type CommitApproval, readChanges } from "./overlay.ts";
 import {
   type CallToolResult,
   type ElicitResult,
@@ -14,6 +15,7 @@ import {
   type ApprovalRequest,
   createToolkit,
   type FileSystem,
+  type OverlayFileSystem,
   type ProcessRunner,
   resultJsonSchema,
   SANDBOX_MODES,
@@ -38,6 +40,11 @@ export interface McpWorkspace {
   readonly spill?: SpillStore | undefined;
   /** Offered (as bash) only under full-access or no sandbox. */
   readonly runner?: ProcessRunner | undefined;
+  /**
+   * Set when `fs` is this overlay: its patch is offered as the resource toolfs://overlay/changes.patch and a
+   * `commit` tool applies it once the user approves (through elicitation).
+   */
+  readonly overlay?: OverlayFileSystem | undefined;
 }
 
 /** What the server needs from its runtime. */
@@ -77,7 +84,7 @@ export interface ToolfsMcpSession {
 }
 
 /** The codes of the server's own failures, returned as tool results like the toolkit's. */
-export const MCP_ERROR_CODES = ["MCP_NO_ROOTS"] as const;
+export const MCP_ERROR_CODES = ["MCP_NO_ROOTS", "MCP_COMMIT_UNAPPROVED", "MCP_COMMIT_CONFLICT"] as const;
 export type McpErrorCode = (typeof MCP_ERROR_CODES)[number];
 
 // How long a person may take to answer an escalation request before it counts as cancelled.
@@ -93,14 +100,16 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
   const log = options.log ?? (() => {});
   const actor = Symbol("toolfs MCP session");
   // The tools a session offers do not depend on its roots: list them from a workspace with none.
-  const template = build(options, mode, await options.runtime.workspace(options.roots ?? []), options.roots ?? [], undefined);
-  const tools = listing(template);
+  const first = await options.runtime.workspace(options.roots ?? []);
+  const template = build(options, mode, first, options.roots ?? [], undefined);
+  const overlaid = first.overlay !== undefined;
+  const tools = [...listing(template), ...(overlaid ? [COMMIT_TOOL] : [])];
   const server = new Server(
     { name: "toolfs", title: "toolfs", version: MCP_SERVER_VERSION },
-    { capabilities: { tools: {} }, instructions: instructions(template, options.roots) },
+    { capabilities: { tools: {}, ...(overlaid ? { resources: {} } : {}) }, instructions: instructions(template, options.roots, overlaid) },
   );
 
-  let current: { readonly roots: readonly string[]; readonly toolkit: Toolkit } | undefined;
+  let current: { readonly roots: readonly string[]; readonly toolkit: Toolkit; readonly overlay?: OverlayFileSystem | undefined } | undefined;
   let applying: Promise<void> = Promise.resolve();
   const approve = async (request: ApprovalRequest): Promise<ApprovalOutcome> => {
     let answer: ElicitResult;
@@ -131,7 +140,34 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
     return elicitation !== undefined && (elicitation.form !== undefined || Object.keys(elicitation).length === 0);
   };
   const apply = async (roots: readonly string[]): Promise<void> => {
-    current = roots.length === 0 ? undefined : { roots, toolkit: build(options, mode, await options.runtime.workspace(roots), roots, canElicit() ? approve : undefined) };
+    if (roots.length === 0) {
+      current = undefined;
+      return;
+    }
+    const workspace = await options.runtime.workspace(roots);
+    current = { roots, toolkit: build(options, mode, workspace, roots, canElicit() ? approve : undefined), overlay: workspace.overlay };
+  };
+  const approveCommit = async (message: string, signal: AbortSignal): Promise<CommitApproval> => {
+    if (!canElicit()) return "unavailable";
+    try {
+      const answer = await server.elicitInput(
+        {
+          mode: "form",
+          message,
+          requestedSchema: {
+            type: "object",
+            properties: { apply: { type: "boolean", title: "Apply the changes", description: "Write them to the real files" } },
+            required: ["apply"],
+          },
+        },
+        { timeout: APPROVAL_TIMEOUT_MS, signal },
+      );
+      if (answer.action === "accept") return answer.content?.apply === true ? "accept" : "decline";
+      return answer.action;
+    } catch (error) {
+      log(`toolfs mcp: the commit approval request failed: ${(error as Error).message}`);
+      return "cancel";
+    }
   };
 
   const fetchClientRoots = async (): Promise<void> => {
@@ -167,6 +203,15 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
   }
 
   server.setRequestHandler("tools/list", () => ({ tools }));
+  if (overlaid) {
+    server.setRequestHandler("resources/list", () => ({ resources: [CHANGES_RESOURCE] }));
+    server.setRequestHandler("resources/read", async (request) => {
+      if (request.params.uri !== CHANGES_URI) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource ${request.params.uri}`);
+      await applying;
+      if (!current?.overlay) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "No workspace is open yet, so there are no changes");
+      return readChanges(current.overlay);
+    });
+  }
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const { name, arguments: args } = request.params;
     const tool = tools.find((t) => t.name === name);
@@ -177,6 +222,8 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
     let answer: CallToolResult;
     if (!current) {
       answer = noRoots(Boolean(server.getClientCapabilities()?.roots));
+    } else if (name === COMMIT_TOOL.name && current.overlay) {
+      answer = await callCommit(current.overlay, (args ?? {}) as Record<string, unknown>, (message) => approveCommit(message, ctx.mcpReq.signal), ctx.mcpReq.signal);
     } else {
       // Roots that change mid-call do not move a call already running.
       const result = await current.toolkit.call(name, args ?? {}, { signal: ctx.mcpReq.signal, actor });
@@ -211,11 +258,12 @@ function build(options: ToolfsMcpOptions, mode: SandboxMode, workspace: McpWorks
   });
 }
 
-function instructions(toolkit: Toolkit, roots: readonly string[] | undefined): string {
-  if (!roots || roots.length === 0) return toolkit.guidance;
+function instructions(toolkit: Toolkit, roots: readonly string[] | undefined, overlaid: boolean): string {
+  const kept = overlaid ? "\nWrites are kept apart from the real files until commit applies them, with the user's approval." : "";
+  if (!roots || roots.length === 0) return `${toolkit.guidance}${kept}`;
   const [first, ...more] = roots;
   const others = more.length === 0 ? "" : `; also ${more.join(", ")} (give paths there in full)`;
-  return `${toolkit.guidance}\nWorkspace: ${first} (relative paths start here)${others}.`;
+  return `${toolkit.guidance}${kept}\nWorkspace: ${first} (relative paths start here)${others}.`;
 }
 
 function listing(toolkit: Toolkit): McpTool[] {

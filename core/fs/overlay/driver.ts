@@ -44,7 +44,10 @@ export class OverlayDriver implements FsDriver {
   }
 
   async realpath(path: string): Promise<string | undefined> {
-    if (this.upper.get(path)) return path;
+    if (this.upper.get(path)) {
+      await this.#pause();
+      return path;
+    }
     if (this.upper.fileAbove(path)) throw notDirectoryAbove();
     const key = (await this.#base(() => this.base.resolve(path))).key;
     if (key !== path && this.upper.get(key)) return key;
@@ -73,10 +76,10 @@ export class OverlayDriver implements FsDriver {
     const mine = this.upper.get(path);
     if (mine?.type === "file") throw errnoError("ENOTDIR", undefined);
     try {
-      for (const entry of await this.base.listDir(target(path))) names.add(entry.name);
+      for (const entry of await this.#base(() => this.base.listDir(target(path)))) names.add(entry.name);
     } catch (error) {
       // A folder only the upper has.
-      if (!(mine && (isFsError(error, "FS_NOT_FOUND") || isFsError(error, "FS_NOT_DIRECTORY")))) throw fromBase(error);
+      if (!(mine && (isFsError(error, "FS_NOT_FOUND") || isFsError(error, "FS_NOT_DIRECTORY")))) throw error;
     }
     return [...names];
   }
@@ -130,7 +133,10 @@ export class OverlayDriver implements FsDriver {
 
   async #find(path: string): Promise<OverlayFound | undefined> {
     const node = this.upper.get(path);
-    if (node) return { layer: "upper", key: path, node };
+    if (node) {
+      await this.#pause();
+      return { layer: "upper", key: path, node };
+    }
     // Through an alias of a folder (a symlink on the way), the upper can only hold this entry under its own
     // name; only then is it worth finding the folder's canonical path.
     const name = baseName(path);
@@ -157,6 +163,15 @@ export class OverlayDriver implements FsDriver {
     return target?.layer === "base" && target.info.type === "symlink" ? undefined : target;
   }
 
+  // An answer from the upper waits for no I/O, so a loop of reads of the overlay's own files never lets the
+  // event loop turn, and a writer waiting for the base's I/O meanwhile would starve. While some call to the
+  // base is under way (through any provider of this upper), every 64th such answer waits for the next turn
+  // (setTimeout is in every runtime core supports); otherwise nothing is waiting and nothing pauses.
+  async #pause(): Promise<void> {
+    const traffic = trafficOf(this.upper);
+    if (traffic.pending > 0 && ++traffic.answered % 64 === 0) await new Promise<void>((resolve) => setTimeout(resolve, 0));
+  }
+
   async #baseLstat(path: string): Promise<FsPathInfo | undefined> {
     return this.#base(() => this.base.lstat(path));
   }
@@ -164,10 +179,14 @@ export class OverlayDriver implements FsDriver {
   // A base failure as a driver failure: the code and the reason, without the base's own "Cannot <verb>
   // "<path>":" prefix, so core names the action and the path the caller used.
   async #base<T>(work: () => Promise<T>): Promise<T> {
+    const traffic = trafficOf(this.upper);
+    traffic.pending++;
     try {
       return await work();
     } catch (error) {
       throw fromBase(error);
+    } finally {
+      traffic.pending--;
     }
   }
 }
@@ -313,6 +332,15 @@ class OverlayDirectory implements FsDirectory {
   #at(name: string): string {
     return joinPath(this.#path, name);
   }
+}
+
+// Calls to the base under way, and answers given from the upper, per upper (shared by its providers).
+const traffics = new WeakMap<OverlayUpper, { pending: number; answered: number }>();
+
+function trafficOf(upper: OverlayUpper): { pending: number; answered: number } {
+  let traffic = traffics.get(upper);
+  if (!traffic) traffics.set(upper, (traffic = { pending: 0, answered: 0 }));
+  return traffic;
 }
 
 function kind(found: OverlayFound): "file" | "directory" | "symlink" | "other" {
