@@ -120,6 +120,8 @@ acp options:
   --permission-mode M   ask (default): ask before every write, edit and bash; allow-edits: ask before bash;
                         allow-all: never ask
   --script FILE         replay this model script (JSON: {"turns": [...]}) instead of calling a model
+  --backend overlay     each session's writes stay in memory until the user types /commit; /changes shows
+                        them as a patch, /undo takes back the last turn; bash is not offered
   --sandbox, --read-scope, --deny, --network   as above, for every session
 
 ${MCP_USAGE.options}
@@ -313,11 +315,12 @@ interface AcpArgs {
   maxTokens?: number;
   maxSteps?: number;
   permissionMode: PermissionMode;
+  backend: "node" | "overlay";
   readonly flags: SandboxFlags;
 }
 
 function parseAcp(argv: readonly string[]): AcpArgs | "help" {
-  const args: AcpArgs = { composition: "bash-glob-grep", permissionMode: "ask", flags: noFlags() };
+  const args: AcpArgs = { composition: "bash-glob-grep", permissionMode: "ask", backend: "node", flags: noFlags() };
   const positive = (flag: string, text: string): number => {
     if (!/^[1-9]\d*$/.test(text)) throw new UsageError(`${flag} takes a positive whole number, got "${text}"`);
     return Number(text);
@@ -347,6 +350,7 @@ function parseAcp(argv: readonly string[]): AcpArgs | "help" {
     else if (arg === "--max-tokens") args.maxTokens = positive(arg, value);
     else if (arg === "--max-steps") args.maxSteps = positive(arg, value);
     else if (arg === "--permission-mode") args.permissionMode = oneOf(arg, value, PERMISSION_MODES);
+    else if (arg === "--backend") args.backend = oneOf(arg, value, ["node", "overlay"] as const);
     else throw new UsageError(`acp does not take ${arg}`);
   }
   if (args.script !== undefined && args.model !== undefined) throw new UsageError("give --model or --script, not both");
@@ -406,7 +410,7 @@ async function runAcp(argv: readonly string[], host: CliHost): Promise<number> {
   }
   let sandbox: Omit<SandboxOptions, "approve"> | undefined;
   try {
-    sandbox = await sandboxOptions(args.flags, host, chosen.tools.includes("bash"));
+    sandbox = await sandboxOptions(args.flags, host, chosen.tools.includes("bash") && args.backend !== "overlay");
     // Checked now, so that a bad pattern is a usage error before the protocol starts.
     if (sandbox) sandboxPolicy({ ...sandbox, workspace: host.cwd });
   } catch (error) {
@@ -424,6 +428,7 @@ async function runAcp(argv: readonly string[], host: CliHost): Promise<number> {
     model,
     log,
     permissionMode: args.permissionMode,
+    ...(args.backend === "overlay" ? { overlay: true } : {}),
     ...(args.maxSteps === undefined ? {} : { maxTurnRequests: args.maxSteps }),
     ...(sandbox ? { sandbox } : {}),
   });
