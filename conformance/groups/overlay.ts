@@ -354,6 +354,30 @@ export const overlayGroup: ConformanceGroup = {
       },
     },
     {
+      name: "commit publishes only where the overlay wrote: a folder swapped after the check is refused by the publication",
+      skip: (traits) => needsOverlay(traits) ?? needsSymlinks(traits),
+      async run(subject) {
+        const { ov, base } = overlayOf(subject);
+        await base.writeFile("d/keep.txt", "k");
+        await put(ov, "d/x.txt", "model bytes");
+        // Another writer swaps the folder between the commit's check and its publication.
+        const racing = new Proxy(ov.base, {
+          get(target, key) {
+            const value = Reflect.get(target, key, target) as unknown;
+            if (key !== "write") return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+            return async (...args: Parameters<FileSystem["write"]>) => {
+              await base.rename("d", "d-moved");
+              await base.symlink(base.outside, "d");
+              return target.write(...args);
+            };
+          },
+        });
+        const result = await createOverlayProvider({ base: racing, upper: ov.upper }).commit();
+        assertEquals([result.ok, result.committed, result.conflicts.map((c) => [c.change.path, c.reason])], [false, [], [["d/x.txt", "moved"]]]);
+        assertEquals([await base.list(base.outside), await base.list("d-moved")], [[], ["keep.txt"]]);
+      },
+    },
+    {
       name: "glob and grep over the overlay equal the engine's walk of the merged tree",
       async run(subject) {
         const { ov, base } = overlayOf(subject);
@@ -371,6 +395,12 @@ export const overlayGroup: ConformanceGroup = {
         await put(ov, "fresh/dir/n.ts", "needle\n");
         await put(ov, "skipped/new.ts", "needle, ignored\n");
         await put(ov, ".hidden/new.ts", "needle, hidden\n");
+        // Some of the overlay's files older than base files, one tied with a base file (ties go in walk order).
+        const tie = Date.UTC(2021, 0, 1);
+        await subject.probe.setMtime("src/new.ts", tie);
+        await base.setMtime("lib/e.ts", tie);
+        await subject.probe.setMtime("a.ts", Date.UTC(2019, 6, 1));
+        await base.setMtime("z.md", Date.UTC(2100, 0, 1));
         const engine = createEngineBackend(ov);
         const cwd = base.root;
         const vcs = [".git", ".svn", ".hg", ".bzr", ".jj", ".sl"].flatMap((v) => [{ glob: `!${v}` }, { glob: `!${v}/**` }]);

@@ -33,7 +33,7 @@ export function createOverlaySearchBackend(overlay: OverlayFileSystem, base: Sea
       const sparse = createEngineBackend(sparseView(overlay, !request.noIgnore));
       const { sort, ...unsorted } = request;
       const [fromBase, fromUpper] = await settled(base.files(request), sparse.files(unsorted));
-      const key = (path: string) => resolvePath(request.cwd, path);
+      const key = keyIn(request.cwd);
       const kept = fromBase.paths.filter((path) => !upper.has(key(path)));
       const added = fromUpper.paths.filter((path) => upper.has(key(path)));
       const problems = [...fromBase.problems, ...fromUpper.problems];
@@ -49,7 +49,7 @@ export function createOverlaySearchBackend(overlay: OverlayFileSystem, base: Sea
       const upper = upperKeys(overlay);
       const sparse = createEngineBackend(sparseView(overlay, !request.noIgnore));
       const [fromBase, fromUpper] = await settled(base.grep(request), sparse.grep(request));
-      const key = (path: string) => resolvePath(request.cwd, path);
+      const key = keyIn(request.cwd);
       return {
         // ripgrep's file order is unspecified (parallel threads); the base's come first.
         files: [...fromBase.files.filter((f) => !upper.has(key(f.path))), ...fromUpper.files.filter((f) => upper.has(key(f.path)))],
@@ -92,6 +92,13 @@ function shapesIgnoreRules(key: string, cwd: string): boolean {
     }
   }
   return false;
+}
+
+// The canonical key of a path ripgrep printed (relative to the search root, through no symlink: the split never
+// follows links), without normalizing the plain ones: a search can print hundreds of thousands.
+function keyIn(cwd: string): (path: string) => string {
+  const prefix = cwd === "/" ? "/" : `${cwd}/`;
+  return (path) => (path.startsWith(".") || path.includes("/.") || path.endsWith("/") ? resolvePath(cwd, path) : prefix + path);
 }
 
 function upperKeys(overlay: OverlayFileSystem): Set<string> {
@@ -139,21 +146,30 @@ async function byModified(overlay: OverlayFileSystem, cwd: string, kept: readonl
   const before = async (x: string, y: string): Promise<boolean> => order(x, await mtime(x), y, await mtime(y)) < 0;
   for (const path of added) await mtime(path);
   const upper = [...added].sort((x, y) => order(x, mtimes.get(x) as number, y, mtimes.get(y) as number));
-  const out = [...kept];
+  // Where each of the overlay's files goes: before the first base entry that sorts after it, searched from where
+  // the previous one went (both lists are in order); most often after the last one.
+  const at: number[] = [];
   let from = 0;
   for (const path of upper) {
-    // The first base entry after `path`, searched from where the previous one went (both lists are in order).
     let lo = from;
-    let hi = out.length;
-    if (hi > lo && (await before(out[hi - 1] as string, path))) lo = hi;
+    let hi = kept.length;
+    if (hi > lo && (await before(kept[hi - 1] as string, path))) lo = hi;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (await before(out[mid] as string, path)) lo = mid + 1;
+      if (await before(kept[mid] as string, path)) lo = mid + 1;
       else hi = mid;
     }
-    out.splice(lo, 0, path);
-    from = lo + 1;
+    at.push(lo);
+    from = lo;
   }
+  const out: string[] = [];
+  let next = 0;
+  for (const [i, path] of upper.entries()) {
+    const until = at[i] as number;
+    for (; next < until; next++) out.push(kept[next] as string);
+    out.push(path);
+  }
+  for (; next < kept.length; next++) out.push(kept[next] as string);
   return out;
 }
 
@@ -176,17 +192,30 @@ function sparseView(overlay: OverlayFileSystem, markers: boolean): FileSystem {
     contains: (parent, child) => overlay.contains(parent, child),
     async listDir(target: FsTarget): Promise<FsDirEntry[]> {
       const dir = target.key;
-      const names = new Set(overlay.upper.children(dir));
-      if (markers) for (const name of MARKERS) names.add(name);
+      const entry = (name: string, info: { type: FsDirEntry["type"]; size: number; mtimeMs: number }, key: string): FsDirEntry => ({
+        name,
+        type: info.type,
+        target: { key: key as FsTargetKey, displayPath: joinPath(target.displayPath, name) },
+        size: info.size,
+        mtimeMs: info.mtimeMs,
+      });
       const entries: FsDirEntry[] = [];
-      for (const name of [...names].sort(compareUtf8)) {
-        const path = joinPath(dir, name);
-        const info = await overlay.lstat(path).catch(() => undefined);
-        if (!info) continue;
-        const key = info.type === "symlink" ? (await overlay.resolve(path).catch(() => undefined))?.key ?? path : path;
-        entries.push({ name, type: info.type, target: { key: key as FsTargetKey, displayPath: joinPath(target.displayPath, name) }, size: info.size, mtimeMs: info.mtimeMs });
+      const held = overlay.upper.children(dir);
+      for (const name of held) {
+        const info = await overlay.lstat(joinPath(dir, name)).catch(() => undefined);
+        if (info) entries.push(entry(name, info, joinPath(dir, name)));
       }
-      return entries;
+      // The split runs only when the upper holds no marker where the search looks, so the base has them as
+      // they are; asked all at once.
+      const wanted = markers ? MARKERS.filter((name) => !held.includes(name)) : [];
+      const found = await Promise.all(wanted.map((name) => overlay.base.lstat(joinPath(dir, name)).catch(() => undefined)));
+      for (const [i, info] of found.entries()) {
+        if (!info) continue;
+        const path = joinPath(dir, wanted[i] as string);
+        const key = info.type === "symlink" ? ((await overlay.resolve(path).catch(() => undefined))?.key ?? path) : path;
+        entries.push(entry(wanted[i] as string, info, key));
+      }
+      return entries.sort((a, b) => compareUtf8(a.name, b.name));
     },
     write: async () => {
       throw new FsError("FS_PERMISSION_DENIED", "the search view of an overlay is read-only");
