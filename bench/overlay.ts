@@ -65,8 +65,9 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
   return performance.now() - t0;
 }
 
+// The engine over the merged view can take longer than the default 30 s search timeout on a loaded machine.
 function kit(fs: FileSystem, search: SearchBackend): Toolkit {
-  return createToolkit({ fs, workspace: root, search, spill: createFsSpillStore(createNodeProvider({ cwd: root }), join(dir, "spill")) });
+  return createToolkit({ fs, workspace: root, search, limits: { searchTimeoutMs: 600_000 }, spill: createFsSpillStore(createNodeProvider({ cwd: root }), join(dir, "spill")) });
 }
 
 async function call(toolkit: Toolkit, tool: string, args: unknown): Promise<string> {
