@@ -1,6 +1,6 @@
 // Search over an overlay: what ripgrep would print for the merged tree, computed as the base's own backend
 // (ripgrep on disk) on the base, minus the files the overlay holds, plus the engine over just those files
-// (docs/notes/0011). Where that split cannot be exact, the engine walks the whole merged view.
+// (docs/notes/0015). Where that split cannot be exact, the engine walks the whole merged view.
 import { compareUtf8, isWithin, joinPath, resolvePath } from "../fs/paths.ts";
 import type { OverlayFileSystem } from "../fs/overlay/mod.ts";
 import type { FileSystem, FsDirEntry, FsTarget, FsTargetKey } from "../fs/types.ts";

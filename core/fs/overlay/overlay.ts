@@ -1,5 +1,5 @@
 // A copy-on-write overlay over any FileSystem: the change set, the patch, checkpoints, and a commit that
-// publishes to the base only what nobody else changed meanwhile (docs/notes/0011).
+// publishes to the base only what nobody else changed meanwhile (docs/notes/0015).
 import { isFsError, FsError, throwIfAborted } from "../errors.ts";
 import { isWithin, relativeWithin } from "../paths.ts";
 import { createFileSystem } from "../provider.ts";
