@@ -64,7 +64,7 @@ export type {
 } from "./fs/mod.ts";
 
 // The overlay: a copy-on-write provider over any other, its change set, patch, checkpoints and guarded commit.
-export { createOverlayProvider, createOverlayUpper, isOverlayError, OVERLAY_ERROR_CODES, OverlayError, OverlayUpper } from "./fs/mod.ts";
+export { createOverlayProvider, createOverlayUpper, isOverlayError, OVERLAY_ERROR_CODES, OverlayError } from "./fs/mod.ts";
 export type {
   OverlayChange,
   OverlayChangesOptions,
@@ -77,6 +77,7 @@ export type {
   OverlayFileSystem,
   OverlayOptions,
   OverlayPatchOptions,
+  OverlayUpper,
 } from "./fs/mod.ts";
 
 // Text helpers for hosts that read and write through the seam themselves.

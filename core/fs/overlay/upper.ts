@@ -112,12 +112,6 @@ export class OverlayUpper {
     return filesOf(this.#nodes);
   }
 
-  get size(): number {
-    let files = 0;
-    for (const node of this.#nodes.values()) if (node.type === "file") files++;
-    return files;
-  }
-
   origin(path: string): OverlayOrigin | undefined {
     return this.#origins.get(path);
   }
