@@ -50,6 +50,11 @@ export interface Subject {
   readonly search?: SearchBackend;
   /** Competitors for the race group; each case that needs a hook skips a subject without it. */
   readonly races?: RaceHooks;
+  /**
+   * For an overlay subject (the provider is an OverlayFileSystem): a probe of the base alone, as another
+   * writer of the base sees it. The overlay group needs it; other cases use `probe`, which sees the merged view.
+   */
+  readonly baseProbe?: Probe;
   dispose(): Promise<void>;
 }
 

@@ -15,6 +15,7 @@ import { capabilitiesGroup } from "./groups/capabilities.ts";
 import { encodingGroup } from "./groups/encoding.ts";
 import { errorsGroup } from "./groups/errors.ts";
 import { listGroup } from "./groups/list.ts";
+import { overlayGroup } from "./groups/overlay.ts";
 import { raceGroup } from "./groups/race.ts";
 import { readBytesGroup } from "./groups/read-bytes.ts";
 import { readGroup } from "./groups/read.ts";
@@ -49,6 +50,7 @@ export {
   encodingGroup,
   errorsGroup,
   listGroup,
+  overlayGroup,
   raceGroup,
   readBytesGroup,
   readGroup,
@@ -109,6 +111,9 @@ export const toolGroups: readonly ConformanceGroup[] = [
 /** Races against other providers, other processes and a directory swapper; cases skip subjects without the hooks. */
 export const raceGroups: readonly ConformanceGroup[] = [raceGroup];
 
+/** The overlay's own group; its cases skip subjects that are not overlays (see createOverlaySubject). */
+export const overlayGroups: readonly ConformanceGroup[] = [overlayGroup];
+
 /** Every group, in the order they run. */
 export const allGroups: readonly ConformanceGroup[] = [...seamGroups, ...searchGroups, ...toolGroups, ...raceGroups];
 
@@ -119,3 +124,4 @@ export const allGroups: readonly ConformanceGroup[] = [...seamGroups, ...searchG
 export function runConformance(harness: Harness, createSubject: CreateSubject, options?: ConformanceOptions): Promise<ConformanceReport> {
   return registerGroups(allGroups, harness, createSubject, options);
 }
+export { createOverlaySubject, overlayProbe } from "./overlay.ts";

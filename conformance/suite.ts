@@ -9,10 +9,14 @@ export interface ConformanceCase {
   run(subject: Subject): Promise<void>;
 }
 
-/** What a case may depend on: the provider's capabilities, the subject's search backend by name, and its race hooks. */
+/**
+ * What a case may depend on: the provider's capabilities, the subject's search backend by name, its race
+ * hooks, and whether it is an overlay with a probe of its base.
+ */
 export interface SubjectTraits extends FsCapabilities {
   readonly search: string | undefined;
   readonly races: { readonly sibling: boolean; readonly swapper: boolean; readonly spawn: boolean };
+  readonly overlay: boolean;
 }
 
 /** Cases about one concern, exported so an adapter author can run a single group while debugging. */
@@ -60,6 +64,7 @@ export async function registerGroups(
     ...first.provider.capabilities,
     search: first.search?.name,
     races: { sibling: races?.sibling !== undefined, swapper: races?.swapper !== undefined, spawn: races?.spawn !== undefined },
+    overlay: first.baseProbe !== undefined && typeof (first.provider as { commit?: unknown }).commit === "function",
   };
   await first.dispose();
   const registered: string[] = [];

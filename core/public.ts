@@ -63,12 +63,29 @@ export type {
   FsWriteResult,
 } from "./fs/mod.ts";
 
+// The overlay: a copy-on-write provider over any other, its change set, patch, checkpoints and guarded commit.
+export { createOverlayProvider, createOverlayUpper, isOverlayError, OVERLAY_ERROR_CODES, OverlayError } from "./fs/mod.ts";
+export type {
+  OverlayChange,
+  OverlayChangesOptions,
+  OverlayCheckpointInfo,
+  OverlayCommitOptions,
+  OverlayCommitResult,
+  OverlayConflict,
+  OverlayConflictReason,
+  OverlayErrorCode,
+  OverlayFileSystem,
+  OverlayOptions,
+  OverlayPatchOptions,
+  OverlayUpper,
+} from "./fs/mod.ts";
+
 // Text helpers for hosts that read and write through the seam themselves.
 export { decodeText, encodeUtf8 } from "./text/mod.ts";
 export type { DecodedText, DecodeOptions, NotTextReason } from "./text/mod.ts";
 
 // Search.
-export { createEngineBackend, createRipgrepBackend, isSearchError, SEARCH_ERROR_CODES, SearchError, withFallback } from "./search/mod.ts";
+export { createEngineBackend, createOverlaySearchBackend, createRipgrepBackend, isSearchError, SEARCH_ERROR_CODES, SearchError, withFallback } from "./search/mod.ts";
 export type { FilesRequest, FilesResult, GlobArg, GrepFile, GrepLine, GrepRequest, GrepResult, GrepSubmatch, RipgrepBackendOptions, SearchBackend, SearchErrorCode } from "./search/mod.ts";
 
 // Spill stores.

@@ -14,6 +14,7 @@ const readme = readFileSync(join(root, "README.md"), "utf8");
 const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
 const libraryBlock = blocks.find((b) => b.includes("createToolkit, decodeText"))!;
 const bindingBlock = blocks.find((b) => b.includes("runConformance"))!;
+const overlayBlock = blocks.find((b) => b.includes("createOverlayProvider"))!;
 
 function runModule(source: string, name: string): string {
   // Inside the repository so `toolfs/...` resolves to this package (self-reference through its exports).
@@ -36,6 +37,38 @@ test("the README's usage example runs as printed", () => {
     const output = runModule(example, "readme-example.ts");
     expect(readFileSync(join(workspace, "notes.txt"), "utf8")).toBe("first line\none more line\n");
     expect(output).toContain("[ 'read', 'write', 'edit' ] 1: first line\n2: one more line\n\n(End of file: 2 lines.)");
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
+});
+
+test("the README's overlay example runs as printed: the patch, then the commit", () => {
+  const workspace = mkdtempSync(join(tmpdir(), "toolfs-readme-"));
+  try {
+    writeFileSync(join(workspace, "notes.txt"), "first line\n");
+    const output = runModule(overlayBlock.replace("/path/to/workspace", workspace), "readme-overlay.ts");
+    expect(output).toContain("[ 'modified notes.txt' ] diff --git a/notes.txt b/notes.txt\n--- a/notes.txt\n+++ b/notes.txt\n@@ -1,1 +1,1 @@\n-first line\n+second line\n");
+    expect(output).toContain("true [ 'notes.txt' ] []");
+    expect(readFileSync(join(workspace, "notes.txt"), "utf8")).toBe("second line\n");
+  } finally {
+    rmSync(workspace, { recursive: true, force: true });
+  }
+});
+
+test("the README's overlay commands print the patch and leave README.md, or commit it", () => {
+  const lines = [...readme.matchAll(/^npx (toolfs read .+ --backend overlay(?: --commit)?)(?:\s+#.*)?$/gm)].map((m) => m[1]!);
+  expect(lines).toHaveLength(2);
+  const workspace = mkdtempSync(join(tmpdir(), "toolfs-readme-"));
+  try {
+    writeFileSync(join(workspace, "README.md"), "# toolfs\n");
+    const run = (line: string) => {
+      const args = line.slice("toolfs ".length).match(/'[^']*'|\S+/g)!.map((a) => a.replace(/^'|'$/g, ""));
+      return execFileSync(process.execPath, [join(root, "dist/cli.js"), ...args], { cwd: workspace, encoding: "utf8" });
+    };
+    expect(run(lines[0]!)).toContain("-# toolfs\n+# toolfs!\n");
+    expect(readFileSync(join(workspace, "README.md"), "utf8")).toBe("# toolfs\n");
+    expect(run(lines[1]!)).toContain("Committed 1 file: README.md");
+    expect(readFileSync(join(workspace, "README.md"), "utf8")).toBe("# toolfs!\n");
   } finally {
     rmSync(workspace, { recursive: true, force: true });
   }

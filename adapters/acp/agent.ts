@@ -7,6 +7,8 @@ import {
   applyEdit,
   type ApprovalOutcome,
   type ApprovalRequest,
+  createOverlayProvider,
+  createOverlaySearchBackend,
   createToolkit,
   decodeText,
   type FileSystem,
@@ -16,11 +18,13 @@ import {
   type SandboxOptions,
   type SearchBackend,
   type Toolkit,
+  type ToolName,
   type ToolResult,
 } from "../../core/mod.ts";
 import { type Composition, type RequestHeader, requestHeader, sessionTools } from "./composition.ts";
 import { type BudgetState, DEFAULT_TOKENS_PER_BYTE, fitContext, requestBytes } from "./context.ts";
 import { type Model, ModelError, type ModelMessage, type ModelToolCall } from "./model.ts";
+import { beginTurn, commandOf, OVERLAY_COMMANDS, type OverlayState, runCommand } from "./overlay.ts";
 import { asks, decide, type Decision, guardedKind, type PermissionKind, type PermissionMode, permissionOptions, refusalText } from "./permissions.ts";
 
 /** The version the agent reports in `agentInfo`; kept equal to package.json's by a test. */
@@ -54,6 +58,12 @@ export interface AcpAgentOptions {
    * with wider access the user approves.
    */
   readonly sandbox?: Omit<SandboxOptions, "workspaceRoot" | "approve">;
+  /**
+   * Each session works on an overlay of its cwd: writes stay in memory, apart from the real files, until the
+   * user types /commit; /changes shows them as a patch, /undo takes back the last prompt turn (files and
+   * conversation). bash is not offered, since its commands would change the real files.
+   */
+  readonly overlay?: boolean;
 }
 
 /** One agent app, for one connection. */
@@ -76,6 +86,8 @@ interface Session extends BudgetState {
   turn: { readonly controller: AbortController; readonly done: Promise<unknown> } | undefined;
   /** The client of the running turn and its tool call, for escalation requests raised inside the toolkit. */
   asking: { readonly client: acp.AgentContext; readonly callId: string } | undefined;
+  /** Set when the session works on an overlay (AcpAgentOptions.overlay). */
+  readonly overlay: OverlayState | undefined;
 }
 
 type Update = (update: acp.SessionUpdate) => Promise<void>;
@@ -112,7 +124,7 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
   const maxTurnRequests = options.maxTurnRequests ?? 64;
   const mode = options.permissionMode ?? "ask";
   const sessions = new Map<string, Session>();
-  const offered = sessionTools(composition, options.sandbox);
+  const offered = withOverlay(sessionTools(composition, options.sandbox), options.overlay === true);
   for (const note of offered.notes) log(`toolfs acp: ${note}`);
 
   const close = async (): Promise<void> => {
@@ -134,12 +146,14 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
       agentInfo: { name: "toolfs", title: `toolfs (${composition.name})`, version: AGENT_VERSION },
       authMethods: [],
     }))
-    .onRequest(acp.methods.agent.session.new, async ({ params }) => {
+    .onRequest(acp.methods.agent.session.new, async ({ params, client }) => {
       if (!isAbsolutePath(params.cwd)) {
         throw acp.RequestError.invalidParams({ cwd: params.cwd }, `cwd must be an absolute path, got ${JSON.stringify(params.cwd)}`);
       }
       const cwd = resolvePath("/", params.cwd);
-      const fs = runtime.provider(cwd);
+      const base = runtime.provider(cwd);
+      const overlay = options.overlay ? createOverlayProvider({ base }) : undefined;
+      const fs = overlay ?? base;
       const info = await fs.stat(await fs.resolve(cwd));
       if (info?.type !== "directory") throw acp.RequestError.invalidParams({ cwd }, `cwd ${JSON.stringify(cwd)} is not a directory`);
       if (params.mcpServers.length > 0) log(`toolfs acp: ignoring ${params.mcpServers.length} MCP server(s); this agent offers only its own tools`);
@@ -150,8 +164,8 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
         workspace: cwd,
         tools: offered.tools,
         limits: composition.limits,
-        search: runtime.search,
-        runner: runtime.runner,
+        search: overlay ? createOverlaySearchBackend(overlay, runtime.search) : runtime.search,
+        ...(overlay ? {} : { runner: runtime.runner }),
         ...(runtime.home === undefined ? {} : { home: runtime.home }),
         ...(options.sandbox ? { sandbox: { ...options.sandbox, writableRoots: options.sandbox.writableRoots ?? [], approve } } : {}),
       });
@@ -167,7 +181,16 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
         tokensPerByte: DEFAULT_TOKENS_PER_BYTE,
         turn: undefined,
         asking: undefined,
+        overlay: overlay && { fs: overlay, turns: [] },
       });
+      if (overlay) {
+        // After the response, so the client knows the session the commands belong to.
+        setTimeout(() => {
+          void client
+            .notify(acp.methods.client.session.update, { sessionId: id, update: { sessionUpdate: "available_commands_update", availableCommands: OVERLAY_COMMANDS } })
+            .catch(() => undefined);
+        }, 0);
+      }
       return { sessionId: id };
     })
     .onRequest(acp.methods.agent.session.prompt, async ({ params, client, signal }) => {
@@ -175,6 +198,19 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
       if (!session) throw acp.RequestError.sessionNotFound(params.sessionId);
       if (session.turn) throw acp.RequestError.invalidRequest({ sessionId: session.id }, "a prompt is already running in this session");
       const text = promptText(params.prompt);
+      const command = session.overlay && commandOf(text);
+      if (session.overlay && command) {
+        const controller = new AbortController();
+        const done = runCommand(command, session.overlay, session.history, () => session.toolkit.forget(session), AbortSignal.any([controller.signal, signal]));
+        session.turn = { controller, done };
+        try {
+          const reply = await done;
+          await client.notify(acp.methods.client.session.update, { sessionId: session.id, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: reply } } });
+          return { stopReason: "end_turn" };
+        } finally {
+          session.turn = undefined;
+        }
+      }
       const model = options.model;
       if (!model) {
         throw acp.RequestError.internalError({ code: "MODEL_UNAVAILABLE" }, "no model is configured; start the agent with --model PROVIDER:MODEL or --script FILE");
@@ -182,6 +218,7 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
       const controller = new AbortController();
       const update: Update = (u) => client.notify(acp.methods.client.session.update, { sessionId: session.id, update: u });
       const turn: Turn = { session, model, update, client, signal: AbortSignal.any([controller.signal, signal]), mode, log };
+      if (session.overlay) beginTurn(session.overlay, session.history);
       const done = runTurn(turn, text, maxTurnRequests);
       session.turn = { controller, done };
       try {
@@ -204,6 +241,14 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
       sessions.get(params.sessionId)?.turn?.controller.abort();
     });
   return { app, close };
+}
+
+/** The tools and notes of a session, less bash on an overlay (its commands would write past it). */
+function withOverlay(offered: { readonly tools: readonly ToolName[]; readonly notes: readonly string[] }, overlay: boolean): { readonly tools: readonly ToolName[]; readonly notes: readonly string[] } {
+  if (!overlay) return offered;
+  const kept = "Writes are kept apart from the real files until the user commits them; the user can also undo your last turn.";
+  if (!offered.tools.includes("bash")) return { tools: offered.tools, notes: [...offered.notes, kept] };
+  return { tools: offered.tools.filter((t) => t !== "bash"), notes: [...offered.notes, "bash is not offered: its commands would change the real files, which this session keeps apart until the user commits.", kept] };
 }
 
 /** Runs one prompt turn to its stop reason: model steps and their tool calls, until no tool is called. */

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { NdjsonPeer, nodeRuntime } from "../../test/acp-driver.ts";
-import { createMemoryProvider } from "../memory/mod.ts";
+import { createMemoryProvider, createMemoryVolume } from "../memory/mod.ts";
 import { detectBubblewrap } from "../../core/mod.ts";
 import { createNodeProcessRunner } from "../node/mod.ts";
 import { memoryRuntime } from "../mcp/support.ts";
@@ -310,6 +310,77 @@ describe("toolfs acp on a failing input", () => {
   });
 });
 
+describe("--backend overlay", () => {
+  function overlayHost(files: Record<string, string>) {
+    const volume = createMemoryVolume();
+    const fs = createMemoryProvider({ volume, cwd: "/ws", files });
+    const host = memoryHost({});
+    host.provider = async () => fs;
+    return { host, volume };
+  }
+  const readEdit = ["read", '{"path":"a.txt"}', "edit", '{"path":"a.txt","old_string":"one","new_string":"two"}'];
+
+  test("the calls run on the overlay; the patch is printed and the tree is left as it was", async () => {
+    const { host, volume } = overlayHost({ "a.txt": "one\n" });
+    expect(await runCli([...readEdit, "write", '{"path":"new/b.txt","content":"b\\n"}', "--backend", "overlay"], host)).toBe(0);
+    expect(host.stdout).toContain("Edited a.txt: replaced 1 occurrence at line 1");
+    expect(host.stdout.slice(host.stdout.indexOf("\n### patch"))).toBe(
+      [
+        "",
+        "### patch (2 files changed; not applied, --commit applies them)",
+        "diff --git a/a.txt b/a.txt",
+        "--- a/a.txt",
+        "+++ b/a.txt",
+        "@@ -1,1 +1,1 @@",
+        "-one",
+        "+two",
+        "diff --git a/new/b.txt b/new/b.txt",
+        "new file mode 100644",
+        "--- /dev/null",
+        "+++ b/new/b.txt",
+        "@@ -0,0 +1,1 @@",
+        "+b",
+        "",
+      ].join("\n"),
+    );
+    expect([String(volume.readFileSync("/ws/a.txt")), volume.existsSync("/ws/new")]).toEqual(["one\n", false]);
+  });
+
+  test("--commit applies the patch and says what it committed", async () => {
+    const { host, volume } = overlayHost({ "a.txt": "one\n" });
+    expect(await runCli([...readEdit, "--backend", "overlay", "--commit"], host)).toBe(0);
+    expect(host.stdout).toContain("### patch (1 file changed)\ndiff --git a/a.txt b/a.txt");
+    expect(host.stdout).toContain("\n### commit\nCommitted 1 file: a.txt\n");
+    expect(String(volume.readFileSync("/ws/a.txt"))).toBe("two\n");
+  });
+
+  test("--commit over a file another writer changed meanwhile commits nothing, lists the conflict and exits 1", async () => {
+    const { host, volume } = overlayHost({ "a.txt": "one\n", "b.txt": "b\n" });
+    const out = host.out;
+    host.out = (text: string) => {
+      // While the patch is on the screen, someone saves a.txt.
+      if (text.includes("### patch")) volume.writeFileSync("/ws/a.txt", "theirs\n");
+      out(text);
+    };
+    const calls = [...readEdit, "read", '{"path":"b.txt"}', "edit", '{"path":"b.txt","old_string":"b","new_string":"c"}'];
+    expect(await runCli([...calls, "--backend", "overlay", "--commit"], host)).toBe(1);
+    expect(host.stdout.slice(host.stdout.indexOf("\n### commit"))).toBe(
+      '\n### commit\nNothing was committed; 1 conflict:\n  a.txt (modified): "a.txt" was changed in the base by another writer after the overlay read it\nNot committed: a.txt, b.txt\n',
+    );
+    expect([String(volume.readFileSync("/ws/a.txt")), String(volume.readFileSync("/ws/b.txt"))]).toEqual(["theirs\n", "b\n"]);
+  });
+
+  test("--commit holds back when a call failed, and --commit needs the overlay", async () => {
+    const { host, volume } = overlayHost({ "a.txt": "one\n" });
+    expect(await runCli([...readEdit, "read", '{"path":"missing.txt"}', "--backend", "overlay", "--commit"], host)).toBe(1);
+    expect(host.stdout).toContain("Nothing was committed: a call failed.");
+    expect(String(volume.readFileSync("/ws/a.txt"))).toBe("one\n");
+    const plain = memoryHost({});
+    expect(await runCli(["tools", "--commit"], plain)).toBe(2);
+    expect(plain.stderr).toContain("--commit goes with --backend overlay");
+  });
+});
+
 describe("the toolfs executable", () => {
   let dir: string;
   beforeEach(() => {
@@ -334,6 +405,18 @@ describe("the toolfs executable", () => {
     expect(stdout).toContain("Edited notes.md: replaced 1 occurrence at line 2");
     const expected = backend === "node" ? "# Notes\r\nsecond\r\n" : "# Notes\r\nfirst\r\n";
     expect(readFileSync(join(dir, "notes.md"), "utf8")).toBe(expected);
+  });
+
+  test("on --backend overlay prints the patch and leaves the directory, and with --commit changes it", async () => {
+    writeFileSync(join(dir, "README.md"), "# Title\n\nHello world.\n");
+    const calls = ["read", '{"path":"README.md"}', "edit", '{"path":"README.md","old_string":"Hello world.","new_string":"Hello, overlay."}', "--root", dir, "--backend", "overlay"];
+    const { stdout } = await run(process.execPath, [cli, ...calls]);
+    expect(stdout).toContain("Edited README.md: replaced 1 occurrence at line 3");
+    expect(stdout).toContain("diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1,3 +1,3 @@\n # Title\n \n-Hello world.\n+Hello, overlay.\n");
+    expect(readFileSync(join(dir, "README.md"), "utf8")).toBe("# Title\n\nHello world.\n");
+    const committed = await run(process.execPath, [cli, ...calls, "--commit"]);
+    expect(committed.stdout).toContain("### commit\nCommitted 1 file: README.md\n");
+    expect(readFileSync(join(dir, "README.md"), "utf8")).toBe("# Title\n\nHello, overlay.\n");
   });
 
   test("bash under --sandbox workspace-write lists the workspace and reports writes elsewhere refused, where bubblewrap works", async (context) => {

@@ -6,8 +6,11 @@ import {
   type ApprovalOutcome,
   type ApprovalRequest,
   createFsSpillStore,
+  createOverlayProvider,
+  createOverlaySearchBackend,
   createToolkit,
   type FileSystem,
+  type OverlayFileSystem,
   type ProcessRunner,
   type SandboxOptions,
   sandboxPolicy,
@@ -86,7 +89,12 @@ Runs the calls in order, in one session (a read authorizes a later edit), and pr
 
 Options:
   --root DIR            workspace and working directory (default: the current directory)
-  --backend node|memory memory loads DIR into an in-memory volume first; nothing is written back
+  --backend node|memory|overlay
+                        memory loads DIR into an in-memory volume first; nothing is written back.
+                        overlay reads DIR where nothing was written and keeps every write in memory; after
+                        the calls it prints the changes as a patch, and leaves DIR as it was
+  --commit              with --backend overlay: then apply the changes to DIR, each only if nobody changed
+                        that file meanwhile (otherwise nothing is applied and the conflicts are listed)
   --sandbox MODE        read-only | workspace-write | full-access (default: no sandbox); under read-only and
                         workspace-write, bash runs confined by bubblewrap, or is not offered where it cannot be
   --read-scope SCOPE    anywhere (default) | workspace: read, glob, grep and bash see only the workspace and
@@ -110,6 +118,8 @@ acp options:
   --permission-mode M   ask (default): ask before every write, edit and bash; allow-edits: ask before bash;
                         allow-all: never ask
   --script FILE         replay this model script (JSON: {"turns": [...]}) instead of calling a model
+  --backend overlay     each session's writes stay in memory until the user types /commit; /changes shows
+                        them as a patch, /undo takes back the last turn; bash is not offered
   --sandbox, --read-scope, --deny, --network   as above, for every session
 
 ${MCP_USAGE.options}
@@ -121,7 +131,8 @@ interface Parsed {
   readonly command: "calls" | "tools" | "prompt" | "help";
   readonly calls: { tool: string; args: unknown; text: string }[];
   readonly root: string | undefined;
-  readonly backend: "node" | "memory";
+  readonly backend: "node" | "memory" | "overlay";
+  readonly commit: boolean;
   readonly flags: SandboxFlags;
   readonly approve: "yes" | "no" | undefined;
   readonly json: boolean;
@@ -166,9 +177,15 @@ export async function runCli(argv: readonly string[], host: CliHost): Promise<nu
     host.err(`toolfs: ${root.error}\n`);
     return 2;
   }
-  const fs = await host.provider(parsed.backend, root);
-  const search = host.search?.(parsed.backend, fs);
+  const storage = parsed.backend === "memory" ? "memory" : "node";
+  const base = await host.provider(storage, root);
+  // The overlay writes nothing to the tree; spilled search results go to their folder as usual, outside it.
+  const overlay = parsed.backend === "overlay" ? createOverlayProvider({ base }) : undefined;
+  const fs = overlay ?? base;
+  const baseSearch = host.search?.(storage, base);
+  const search = overlay && baseSearch ? createOverlaySearchBackend(overlay, baseSearch) : baseSearch;
   const runner = host.runner && parsed.backend === "node" ? host.runner : undefined;
+  if (overlay && host.runner && parsed.command === "calls") host.err("toolfs: bash is not offered with --backend overlay: its commands would change the real files\n");
   let sandbox: Omit<SandboxOptions, "approve"> | undefined;
   let kit: Toolkit;
   try {
@@ -177,7 +194,7 @@ export async function runCli(argv: readonly string[], host: CliHost): Promise<nu
       fs,
       workspace: root,
       ...(search ? { search } : {}),
-      ...(search && host.spillDirectory ? { spill: createFsSpillStore(fs, host.spillDirectory) } : {}),
+      ...(search && host.spillDirectory ? { spill: createFsSpillStore(base, host.spillDirectory) } : {}),
       ...(runner ? { runner } : {}),
       ...(host.home ? { home: host.home } : {}),
       ...(sandbox ? { sandbox: { ...sandbox, ...approver(parsed, host) } } : {}),
@@ -196,7 +213,8 @@ export async function runCli(argv: readonly string[], host: CliHost): Promise<nu
     host.out(`${kit.guidance}\n`);
     return 0;
   }
-  return runCalls(kit, parsed, host);
+  const status = await runCalls(kit, parsed, host);
+  return overlay ? finishOverlay(overlay, parsed, host, status) : status;
 }
 
 async function runCalls(kit: Toolkit, parsed: Parsed, host: CliHost): Promise<number> {
@@ -214,6 +232,46 @@ async function runCalls(kit: Toolkit, parsed: Parsed, host: CliHost): Promise<nu
   return failed ? 1 : 0;
 }
 
+// After the calls on --backend overlay: the changes as a patch, then, with --commit, the commit's outcome.
+async function finishOverlay(overlay: OverlayFileSystem, parsed: Parsed, host: CliHost, status: number): Promise<number> {
+  const changes = overlay.changes();
+  const patch = await overlay.patch();
+  const summary = changes.map((c) => ({ path: c.path, status: c.status, size: c.size }));
+  const files = (n: number) => (n === 1 ? "1 file" : `${n} files`);
+  if (!parsed.json) {
+    const note = changes.length === 0 ? "no changes" : parsed.commit ? `${files(changes.length)} changed` : `${files(changes.length)} changed; not applied, --commit applies them`;
+    host.out(`\n### patch (${note})\n${patch}`);
+  }
+  if (!parsed.commit || changes.length === 0) {
+    if (parsed.json) host.out(`${JSON.stringify({ overlay: { changes: summary, patch } })}\n`);
+    return status;
+  }
+  if (status !== 0) {
+    if (parsed.json) host.out(`${JSON.stringify({ overlay: { changes: summary, patch, commit: { ok: false, held: "a call failed" } } })}\n`);
+    else host.out("\n### commit\nNothing was committed: a call failed. Fix it and run again.\n");
+    return status;
+  }
+  const commit = await overlay.commit();
+  if (parsed.json) {
+    const outcome = {
+      ok: commit.ok,
+      committed: commit.committed.map((c) => c.path),
+      conflicts: commit.conflicts.map((c) => ({ path: c.change.path, reason: c.reason, message: c.message })),
+      pending: commit.pending.map((c) => c.path),
+    };
+    host.out(`${JSON.stringify({ overlay: { changes: summary, patch, commit: outcome } })}\n`);
+  } else if (commit.ok) {
+    host.out(`\n### commit\nCommitted ${files(commit.committed.length)}: ${commit.committed.map((c) => c.path).join(", ")}\n`);
+  } else {
+    const lines = commit.conflicts.map((c) => `  ${c.change.path} (${c.reason}): ${c.message}`);
+    const done = commit.committed.length === 0 ? "Nothing was committed" : `Committed only ${commit.committed.map((c) => c.path).join(", ")}`;
+    const conflicts = commit.conflicts.length === 1 ? "1 conflict" : `${commit.conflicts.length} conflicts`;
+    const left = commit.pending.length === 0 ? "" : `\nNot committed: ${commit.pending.map((c) => c.path).join(", ")}`;
+    host.out(`\n### commit\n${done}; ${conflicts}:\n${lines.join("\n")}${left}\n`);
+  }
+  return commit.ok ? status : 1;
+}
+
 interface AcpArgs {
   composition: string;
   script?: string;
@@ -224,11 +282,12 @@ interface AcpArgs {
   maxTokens?: number;
   maxSteps?: number;
   permissionMode: PermissionMode;
+  backend: "node" | "overlay";
   readonly flags: SandboxFlags;
 }
 
 function parseAcp(argv: readonly string[]): AcpArgs | "help" {
-  const args: AcpArgs = { composition: "bash-glob-grep", permissionMode: "ask", flags: noFlags() };
+  const args: AcpArgs = { composition: "bash-glob-grep", permissionMode: "ask", backend: "node", flags: noFlags() };
   const positive = (flag: string, text: string): number => {
     if (!/^[1-9]\d*$/.test(text)) throw new UsageError(`${flag} takes a positive whole number, got "${text}"`);
     return Number(text);
@@ -258,6 +317,7 @@ function parseAcp(argv: readonly string[]): AcpArgs | "help" {
     else if (arg === "--max-tokens") args.maxTokens = positive(arg, value);
     else if (arg === "--max-steps") args.maxSteps = positive(arg, value);
     else if (arg === "--permission-mode") args.permissionMode = oneOf(arg, value, PERMISSION_MODES);
+    else if (arg === "--backend") args.backend = oneOf(arg, value, ["node", "overlay"] as const);
     else throw new UsageError(`acp does not take ${arg}`);
   }
   if (args.script !== undefined && args.model !== undefined) throw new UsageError("give --model or --script, not both");
@@ -317,7 +377,7 @@ async function runAcp(argv: readonly string[], host: CliHost): Promise<number> {
   }
   let sandbox: Omit<SandboxOptions, "approve"> | undefined;
   try {
-    sandbox = await sandboxOptions(args.flags, host, chosen.tools.includes("bash"));
+    sandbox = await sandboxOptions(args.flags, host, chosen.tools.includes("bash") && args.backend !== "overlay");
     // Checked now, so that a bad pattern is a usage error before the protocol starts.
     if (sandbox) sandboxPolicy({ ...sandbox, workspace: host.cwd });
   } catch (error) {
@@ -336,6 +396,7 @@ async function runAcp(argv: readonly string[], host: CliHost): Promise<number> {
       model,
       log,
       permissionMode: args.permissionMode,
+      ...(args.backend === "overlay" ? { overlay: true } : {}),
       ...(args.maxSteps === undefined ? {} : { maxTurnRequests: args.maxSteps }),
       ...(sandbox ? { sandbox } : {}),
     });
@@ -373,7 +434,8 @@ function approver(parsed: Parsed, host: CliHost): { approve?: (request: Approval
 function parse(argv: readonly string[]): Parsed {
   const positional: string[] = [];
   let root: string | undefined;
-  let backend: "node" | "memory" = "node";
+  let backend: "node" | "memory" | "overlay" = "node";
+  let commit = false;
   const flags = noFlags();
   let approve: "yes" | "no" | undefined;
   let json = false;
@@ -384,14 +446,15 @@ function parse(argv: readonly string[]): Parsed {
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (arg === "--help" || arg === "-h") return { command: "help", calls: [], root, backend, flags, approve, json };
+    if (arg === "--help" || arg === "-h") return { command: "help", calls: [], root, backend, commit, flags, approve, json };
     const taken = sandboxFlag(argv, i, flags);
     if (taken > 0) i += taken - 1;
     else if (arg === "--json") json = true;
+    else if (arg === "--commit") commit = true;
     else if (arg === "--root") root = value(i++, arg);
     else if (arg === "--backend") {
       const chosen = value(i++, arg);
-      if (chosen !== "node" && chosen !== "memory") throw new UsageError(`--backend must be node or memory, got "${chosen}"`);
+      if (chosen !== "node" && chosen !== "memory" && chosen !== "overlay") throw new UsageError(`--backend must be node, memory or overlay, got "${chosen}"`);
       backend = chosen;
     } else if (arg === "--approve") {
       const chosen = value(i++, arg);
@@ -400,7 +463,8 @@ function parse(argv: readonly string[]): Parsed {
     } else if (arg.startsWith("--")) throw new UsageError(`unknown option ${arg}`);
     else positional.push(arg);
   }
-  const base = { root, backend, flags, approve, json };
+  if (commit && backend !== "overlay") throw new UsageError("--commit goes with --backend overlay");
+  const base = { root, backend, commit, flags, approve, json };
   if (positional.length === 0) throw new UsageError("name a tool to call, or tools, or prompt");
   if (positional.length === 1 && (positional[0] === "tools" || positional[0] === "prompt")) {
     return { command: positional[0], calls: [], ...base };

@@ -3,7 +3,7 @@
 // --allow-run=<rgPath>,bash,setsid,kill,ps (bash also starts bubblewrap for a sandboxed bash); the tool-call
 // commands need write access where they write; a model needs --allow-net to its host and --allow-env for its
 // key's variable. `toolfs mcp` needs the same as acp, plus --allow-net for --http.
-import { createEngineBackend, createFsSpillStore, detectBubblewrap, type FileSystem, type ShellConfinement } from "../../core/mod.ts";
+import { createEngineBackend, createFsSpillStore, createOverlayProvider, createOverlaySearchBackend, detectBubblewrap, type FileSystem, type ShellConfinement } from "../../core/mod.ts";
 import type { McpRuntime, McpWorkspace } from "../mcp/mod.ts";
 import { createDenoProcessRunner, createDenoProvider, createDenoSearchBackend } from "../deno/mod.ts";
 import { type AcpHost, runCli } from "./cli.ts";
@@ -72,7 +72,7 @@ function mcp(tempRoots: readonly string[]): McpHost {
   const signalled = new Promise<void>((resolve) => {
     for (const name of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(name, () => resolve());
   });
-  const runtime = (backend: "node" | "memory"): McpRuntime => {
+  const runtime = (backend: "node" | "memory" | "overlay"): McpRuntime => {
     const workspaces = new Map<string, Promise<McpWorkspace>>();
     let volume: Promise<import("memfs").Volume> | undefined;
     const loaded = new Set<string>();
@@ -82,6 +82,12 @@ function mcp(tempRoots: readonly string[]): McpHost {
       if (backend === "node") {
         const fs = createDenoProvider({ cwd });
         return { fs, search: createDenoSearchBackend({ engine: "fallback", runner }), spill: createFsSpillStore(fs, spillDirectory), runner };
+      }
+      if (backend === "overlay") {
+        const base = createDenoProvider({ cwd });
+        const overlay = createOverlayProvider({ base });
+        const search = createOverlaySearchBackend(overlay, createDenoSearchBackend({ engine: "fallback", runner }));
+        return { fs: overlay, overlay, search, spill: createFsSpillStore(base, spillDirectory) };
       }
       const [{ createMemoryProvider, createMemoryVolume }, { loadDirectory }] = await Promise.all([import("../memory/mod.ts"), import("../memory/load.ts")]);
       const shared = await (volume ??= Promise.resolve(createMemoryVolume()));

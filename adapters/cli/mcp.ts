@@ -7,7 +7,7 @@ import { noFlags, type SandboxFlags, sandboxFlag, UsageError } from "./flags.ts"
 /** What `toolfs mcp` takes from its runtime. */
 export interface McpHost {
   /** The runtime for a backend; its workspaces are shared by every session with the same roots. */
-  runtime(backend: "node" | "memory"): McpRuntime;
+  runtime(backend: "node" | "memory" | "overlay"): McpRuntime;
   /** Serves one session on stdin/stdout; resolves when the client goes away or the process is stopped. */
   stdio(session: ToolfsMcpSession): Promise<void>;
   /** Serves the handler on host:port; calls `listening` with the bound URL; resolves when the process is stopped. */
@@ -20,7 +20,7 @@ export const TOKEN_VARIABLE = "TOOLFS_MCP_TOKEN";
 
 /** The lines `toolfs --help` shows for mcp: the command, and its options. */
 export const MCP_USAGE = {
-  command: `  toolfs mcp [--root DIR]... [--backend node|memory] [--http HOST:PORT] [sandbox options]
+  command: `  toolfs mcp [--root DIR]... [--backend node|memory|overlay] [--http HOST:PORT] [sandbox options]
                               serve the tools over the Model Context Protocol (stdio unless --http)`,
   options: `mcp options:
   --root DIR            a workspace root (repeatable; the first is where relative paths start, and a path in
@@ -34,6 +34,8 @@ export const MCP_USAGE = {
   --deny GLOB, --network   as above
                         bash (node backend) runs confined by bubblewrap, or is not offered where it cannot be;
                         only full-access without --deny or --read-scope workspace runs it unconfined
+  --backend overlay     writes are kept in memory, apart from the files: the client reads them as the resource
+                        toolfs://overlay/changes.patch, and the commit tool applies them once the user approves
   --http HOST:PORT      Streamable HTTP at http://HOST:PORT/mcp (HOST defaults to 127.0.0.1); a non-loopback
                         HOST requires ${TOKEN_VARIABLE}, the bearer token every request must carry`,
 };
@@ -43,7 +45,7 @@ const LOOPBACK = ["127.0.0.1", "localhost", "[::1]", "::1"];
 interface McpArgs {
   readonly roots: string[];
   readonly flags: SandboxFlags;
-  readonly backend: "node" | "memory";
+  readonly backend: "node" | "memory" | "overlay";
   readonly http: { host: string; port: number } | undefined;
 }
 
@@ -131,7 +133,7 @@ function undefinedIfBlank(value: string | undefined): string | undefined {
 function parse(argv: readonly string[]): McpArgs {
   const roots: string[] = [];
   const flags = noFlags();
-  let backend: "node" | "memory" = "node";
+  let backend: "node" | "memory" | "overlay" = "node";
   let http: McpArgs["http"];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
@@ -148,7 +150,7 @@ function parse(argv: readonly string[]): McpArgs {
     if (arg === "--root") roots.push(value());
     else if (arg === "--backend") {
       const chosen = value();
-      if (chosen !== "node" && chosen !== "memory") throw new UsageError(`--backend must be node or memory, got "${chosen}"`);
+      if (chosen !== "node" && chosen !== "memory" && chosen !== "overlay") throw new UsageError(`--backend must be node, memory or overlay, got "${chosen}"`);
       backend = chosen;
     } else if (arg === "--http") http = address(value());
     else throw new UsageError(`mcp does not take ${arg}`);

@@ -4,7 +4,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { homedir } from "node:os";
 import process from "node:process";
 import { Readable } from "node:stream";
-import { createEngineBackend, createFsSpillStore, type ProcessRunner, type ShellConfinement } from "../../core/mod.ts";
+import { createEngineBackend, createFsSpillStore, createOverlayProvider, createOverlaySearchBackend, type ProcessRunner, type ShellConfinement } from "../../core/mod.ts";
 import type { McpHttpHandler, McpRuntime, McpWorkspace } from "../mcp/mod.ts";
 import { createNodeProvider, createNodeSearchBackend } from "../node/mod.ts";
 import type { McpHost } from "./mcp.ts";
@@ -39,7 +39,7 @@ export function nodeMcpHost(options: NodeMcpHostOptions): McpHost {
   };
 }
 
-function runtime(backend: "node" | "memory", options: NodeMcpHostOptions, confinement: (() => Promise<ShellConfinement>) | undefined): McpRuntime {
+function runtime(backend: "node" | "memory" | "overlay", options: NodeMcpHostOptions, confinement: (() => Promise<ShellConfinement>) | undefined): McpRuntime {
   const workspaces = new Map<string, Promise<McpWorkspace>>();
   // One memory volume for the process, so every session sees the others' writes, as on a disk. memfs is an
   // optional peer dependency: loaded only for --backend memory.
@@ -58,6 +58,12 @@ function runtime(backend: "node" | "memory", options: NodeMcpHostOptions, confin
       return { fs, search: createEngineBackend(fs), spill: createFsSpillStore(fs, options.spillDirectory) };
     }
     const fs = createNodeProvider({ cwd });
+    if (backend === "overlay") {
+      // One overlay per set of roots, shared by the sessions working there; bash would write past it.
+      const overlay = createOverlayProvider({ base: fs });
+      const search = createOverlaySearchBackend(overlay, createNodeSearchBackend({ engine: "fallback", runner: options.runner }));
+      return { fs: overlay, overlay, search, spill: createFsSpillStore(fs, options.spillDirectory) };
+    }
     return {
       fs,
       search: createNodeSearchBackend({ engine: "fallback", runner: options.runner }),

@@ -1,6 +1,7 @@
 // One MCP session over the toolkit: tools/list and tools/call answered by hand on the SDK's protocol layer,
 // so the model sees the toolkit's own descriptions and JSON Schemas and the toolkit (not the SDK) judges
 // arguments, with coded results. Runtime-neutral: the runtime's providers arrive through McpRuntime.
+import { callCommit, CHANGES_RESOURCE, CHANGES_URI, COMMIT_TOOL, type CommitApproval, readChanges } from "./overlay.ts";
 import {
   type CallToolResult,
   type ElicitResult,
@@ -16,6 +17,7 @@ import {
   bashOffer,
   createToolkit,
   type FileSystem,
+  type OverlayFileSystem,
   type ProcessRunner,
   READ_SCOPES,
   type ReadScope,
@@ -48,6 +50,11 @@ export interface McpWorkspace {
    * list or the workspace read scope) it is offered only confined by the runtime's `confinement`.
    */
   readonly runner?: ProcessRunner | undefined;
+  /**
+   * Set when `fs` is this overlay: its patch is offered as the resource toolfs://overlay/changes.patch and a
+   * `commit` tool applies it once the user approves (through elicitation).
+   */
+  readonly overlay?: OverlayFileSystem | undefined;
 }
 
 /** What the server needs from its runtime. */
@@ -113,7 +120,7 @@ export interface ToolfsMcpSession {
 }
 
 /** The codes of the server's own failures, returned as tool results like the toolkit's. */
-export const MCP_ERROR_CODES = ["MCP_NO_ROOTS"] as const;
+export const MCP_ERROR_CODES = ["MCP_NO_ROOTS", "MCP_COMMIT_UNAPPROVED", "MCP_COMMIT_CONFLICT"] as const;
 export type McpErrorCode = (typeof MCP_ERROR_CODES)[number];
 
 // How long a person may take to answer an escalation request before it counts as cancelled.
@@ -154,14 +161,17 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
   const template = make(start, options.roots ?? [], undefined);
   const withheld = template.withheld;
   const rootless = options.roots && options.roots.length > 0 ? template : make({ ...start, runner: undefined }, [], undefined);
+  const overlaid = start.overlay !== undefined;
   const server = new Server(
     { name: "toolfs", title: "toolfs", version: MCP_SERVER_VERSION },
-    { capabilities: { tools: { listChanged: true } }, instructions: instructions(rootless, options.roots) },
+    { capabilities: { tools: { listChanged: true }, ...(overlaid ? { resources: {} } : {}) }, instructions: instructions(rootless, options.roots, overlaid) },
   );
 
-  let current: { readonly roots: readonly string[]; readonly toolkit: Toolkit; readonly tools: McpTool[] } | undefined;
+  let current:
+    | { readonly roots: readonly string[]; readonly toolkit: Toolkit; readonly tools: McpTool[]; readonly overlay?: OverlayFileSystem | undefined }
+    | undefined;
   let applying: Promise<void> = Promise.resolve();
-  const rootlessTools = listing(rootless);
+  const rootlessTools = listing(rootless, overlaid);
   // The listing a client was last given; a change of roots that changes it is announced.
   let listed: string | undefined;
   const tools = () => current?.tools ?? rootlessTools;
@@ -196,12 +206,35 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
   const apply = async (roots: readonly string[]): Promise<void> => {
     if (roots.length === 0) current = undefined;
     else {
-      const toolkit = make(await runtime.workspace(roots), roots, canElicit() ? approve : undefined);
-      current = { roots, toolkit, tools: listing(toolkit) };
+      const workspace = await runtime.workspace(roots);
+      const toolkit = make(workspace, roots, canElicit() ? approve : undefined);
+      current = { roots, toolkit, tools: listing(toolkit, overlaid), overlay: workspace.overlay };
     }
     // Descriptions name the roots (and which tools can run); a client that listed the old ones is told.
     if (listed !== undefined && listed !== JSON.stringify(tools())) {
       await server.sendToolListChanged().catch((error: unknown) => log(`toolfs mcp: tools/list_changed failed: ${(error as Error).message}`));
+    }
+  };
+  const approveCommit = async (message: string, signal: AbortSignal): Promise<CommitApproval> => {
+    if (!canElicit()) return "unavailable";
+    try {
+      const answer = await server.elicitInput(
+        {
+          mode: "form",
+          message,
+          requestedSchema: {
+            type: "object",
+            properties: { apply: { type: "boolean", title: "Apply the changes", description: "Write them to the real files" } },
+            required: ["apply"],
+          },
+        },
+        { timeout: APPROVAL_TIMEOUT_MS, signal },
+      );
+      if (answer.action === "accept") return answer.content?.apply === true ? "accept" : "decline";
+      return answer.action;
+    } catch (error) {
+      log(`toolfs mcp: the commit approval request failed: ${(error as Error).message}`);
+      return "cancel";
     }
   };
 
@@ -244,6 +277,15 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
     listed = JSON.stringify(now);
     return { tools: now };
   });
+  if (overlaid) {
+    server.setRequestHandler("resources/list", () => ({ resources: [CHANGES_RESOURCE] }));
+    server.setRequestHandler("resources/read", async (request) => {
+      if (request.params.uri !== CHANGES_URI) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource ${request.params.uri}`);
+      await applying;
+      if (!current?.overlay) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "No workspace is open yet, so there are no changes");
+      return readChanges(current.overlay);
+    });
+  }
   server.setRequestHandler("tools/call", async (request, ctx) => {
     const { name, arguments: args } = request.params;
     await applying;
@@ -255,6 +297,8 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
     let answer: CallToolResult;
     if (!current) {
       answer = noRoots(Boolean(server.getClientCapabilities()?.roots));
+    } else if (name === COMMIT_TOOL.name && current.overlay) {
+      answer = await callCommit(current.overlay, (args ?? {}) as Record<string, unknown>, (message) => approveCommit(message, ctx.mcpReq.signal), ctx.mcpReq.signal);
     } else {
       // Roots that change mid-call do not move a call already running.
       const result = await current.toolkit.call(name, args ?? {}, { signal: ctx.mcpReq.signal, actor });
@@ -292,14 +336,15 @@ function build(options: ToolfsMcpOptions, sandbox: Omit<SandboxOptions, "approve
   });
 }
 
-function instructions(toolkit: Toolkit, roots: readonly string[] | undefined): string {
+function instructions(toolkit: Toolkit, roots: readonly string[] | undefined, overlaid: boolean): string {
+  const kept = overlaid ? "\nWrites are kept apart from the real files until commit applies them, with the user's approval." : "";
   // With several roots the guidance itself says where each is and how its paths are written.
-  if (!roots || roots.length !== 1) return toolkit.guidance;
-  return `${toolkit.guidance}\nWorkspace: ${roots[0]} (relative paths start here).`;
+  if (!roots || roots.length !== 1) return `${toolkit.guidance}${kept}`;
+  return `${toolkit.guidance}${kept}\nWorkspace: ${roots[0]} (relative paths start here).`;
 }
 
-function listing(toolkit: Toolkit): McpTool[] {
-  return toolkit.definitions.map((definition) => {
+function listing(toolkit: Toolkit, overlaid: boolean): McpTool[] {
+  const tools = toolkit.definitions.map((definition): McpTool => {
     const traits = TOOL_TRAITS[definition.name as ToolName];
     return {
       name: definition.name,
@@ -316,6 +361,7 @@ function listing(toolkit: Toolkit): McpTool[] {
       },
     };
   });
+  return overlaid ? [...tools, COMMIT_TOOL] : tools;
 }
 
 function noRoots(clientHasRoots: boolean): CallToolResult {

@@ -47,3 +47,4 @@ export type {
   FsWriteOptions,
   FsWriteResult,
 } from "./types.ts";
+export * from "./overlay/mod.ts";

@@ -37,3 +37,4 @@ export {
 export type { RipgrepBackendOptions } from "./ripgrep.ts";
 export { createEngineBackend } from "./engine/mod.ts";
 export { withFallback } from "./fallback.ts";
+export { createOverlaySearchBackend } from "./overlay.ts";

@@ -152,6 +152,11 @@ export interface Toolkit {
   readonly guidance: string;
   /** Runs one call. Never throws: every failure is a result with `isError` and a code. */
   call(name: string, args: unknown, options?: ToolCallOptions): Promise<ToolResult>;
+  /**
+   * Forgets what `actor` (or every actor) has read, so each write of an existing file and each edit needs a
+   * fresh read: for when files changed in a way the actor was not shown (an overlay put back to a checkpoint).
+   */
+  forget(actor?: unknown): void;
 }
 
 const DEFAULT_ACTOR: unique symbol = Symbol("toolfs default actor");
@@ -187,6 +192,7 @@ class ToolkitImpl implements Toolkit {
   readonly definitions: readonly ToolDefinition[];
   readonly withheld: Readonly<Partial<Record<ToolName, string>>>;
   readonly guidance: string;
+  readonly #ledger: ObservationLedger | undefined;
 
   constructor(options: ToolkitOptions) {
     this.#fs = options.fs;
@@ -232,7 +238,7 @@ class ToolkitImpl implements Toolkit {
       fs: options.fs,
       roots: this.#roots,
       limits,
-      ledger: options.policy === "none" ? undefined : new ObservationLedger(),
+      ledger: (this.#ledger = options.policy === "none" ? undefined : new ObservationLedger()),
       // Advice names only tools that can act: glob and grep need a backend, and bash a runner that can stop
       // the background jobs of a command (otherwise it refuses every command).
       has: (name) => (names as readonly string[]).includes(name) && usable(name, options.search, runner),
@@ -254,6 +260,11 @@ class ToolkitImpl implements Toolkit {
     }
     this.definitions = [...this.#tools.values()].map((r) => r.definition);
     this.guidance = this.#guidance(confining, options.search !== undefined);
+  }
+
+  forget(actor?: unknown): void {
+    if (actor === undefined) this.#ledger?.forget();
+    else this.#ledger?.forget(actor);
   }
 
   async call(name: string, args: unknown, options?: ToolCallOptions): Promise<ToolResult> {

@@ -1,0 +1,11 @@
+// The whole suite and the overlay's own group against an overlay over the node adapter.
+import { test } from "vitest";
+import { allGroups, createOverlaySubject, overlayGroups, registerGroups } from "../../conformance/mod.ts";
+import { createNodeSubject } from "./subject.ts";
+
+await registerGroups(
+  [...allGroups, ...overlayGroups],
+  { test, skip: (name, reason) => test.skip(`${name} (${reason})`, () => {}) },
+  async () => createOverlaySubject(await createNodeSubject()),
+  { prefix: "overlay-on-node" },
+);

@@ -1,0 +1,224 @@
+// Search over an overlay: what ripgrep would print for the merged tree, computed as the base's own backend
+// (ripgrep on disk) on the base, minus the files the overlay holds, plus the engine over just those files
+// (docs/notes/0015). Where that split cannot be exact, the engine walks the whole merged view.
+import { compareUtf8, isWithin, joinPath, resolvePath } from "../fs/paths.ts";
+import type { OverlayFileSystem } from "../fs/overlay/mod.ts";
+import type { FileSystem, FsDirEntry, FsTarget, FsTargetKey } from "../fs/types.ts";
+import { FsError } from "../fs/errors.ts";
+import type { FilesRequest, FilesResult, GrepRequest, GrepResult, SearchBackend, SearchScope } from "./backend.ts";
+import { createEngineBackend } from "./engine/mod.ts";
+import { comparePaths } from "./engine/files.ts";
+
+// Entries that change which files ripgrep's default ignore rules skip (research/rg-semantics.md §6).
+const IGNORE_FILES = new Set([".gitignore", ".ignore", ".rgignore"]);
+const REPOSITORY_MARKERS = [".git", ".jj"];
+const MARKERS = [...REPOSITORY_MARKERS, ...IGNORE_FILES];
+
+/**
+ * A search backend for `overlay` whose results equal ripgrep's on the merged tree. `base` serves the base's
+ * tree (for a disk, the ripgrep backend); the files the overlay changed are searched by the engine and merged
+ * in, ordered as the request asks.
+ */
+export function createOverlaySearchBackend(overlay: OverlayFileSystem, base: SearchBackend): SearchBackend {
+  const merged = createEngineBackend(overlay);
+  return {
+    get name() {
+      return base.name;
+    },
+    async files(request: FilesRequest): Promise<FilesResult> {
+      const plan = await route(overlay, request);
+      if (plan === "base") return base.files(request);
+      if (plan === "merged") return merged.files(request);
+      const upper = upperKeys(overlay);
+      const sparse = createEngineBackend(sparseView(overlay, !request.noIgnore));
+      const { sort, ...unsorted } = request;
+      const [fromBase, fromUpper] = await settled(base.files(request), sparse.files(unsorted));
+      const key = keyIn(request.cwd);
+      const kept = fromBase.paths.filter((path) => !upper.has(key(path)));
+      const added = fromUpper.paths.filter((path) => upper.has(key(path)));
+      const problems = [...fromBase.problems, ...fromUpper.problems];
+      if (added.length === 0) return { paths: kept, problems };
+      if (sort === undefined) return { paths: [...kept, ...added], problems };
+      if (sort.by === "path") return { paths: mergeSorted(kept, added, sort.reverse ? (a, b) => comparePaths(b, a) : comparePaths), problems };
+      return { paths: await byModified(overlay, request.cwd, kept, added, sort.reverse ?? false), problems };
+    },
+    async grep(request: GrepRequest): Promise<GrepResult> {
+      const plan = await route(overlay, request);
+      if (plan === "base") return base.grep(request);
+      if (plan === "merged") return merged.grep(request);
+      const upper = upperKeys(overlay);
+      const sparse = createEngineBackend(sparseView(overlay, !request.noIgnore));
+      const [fromBase, fromUpper] = await settled(base.grep(request), sparse.grep(request));
+      const key = keyIn(request.cwd);
+      return {
+        // ripgrep's file order is unspecified (parallel threads); the base's come first.
+        files: [...fromBase.files.filter((f) => !upper.has(key(f.path))), ...fromUpper.files.filter((f) => upper.has(key(f.path)))],
+        problems: [...fromBase.problems, ...fromUpper.problems],
+      };
+    },
+  };
+}
+
+/**
+ * Whether the base's backend alone answers (the overlay holds nothing), the split is exact, or only the
+ * engine over the merged view is: following links (a link in the base may lead into the overlay's files), an
+ * ignore file or a repository marker the overlay changed where the search looks, or a root or path argument
+ * the base does not have as it is spelled.
+ */
+async function route(overlay: OverlayFileSystem, scope: SearchScope): Promise<"base" | "split" | "merged"> {
+  const files = overlay.upper.files();
+  if (files.length === 0) return "base";
+  if (scope.follow) return "merged";
+  if (!scope.noIgnore && files.some(([key]) => shapesIgnoreRules(key, scope.cwd))) return "merged";
+  const roots = [scope.cwd, ...(scope.paths ?? []).map((path) => resolvePath(scope.cwd, path))];
+  for (const root of roots) {
+    const target = await overlay.resolve(root).catch(() => undefined);
+    if (target?.key !== root) return "merged";
+    if (!(await overlay.base.lstat(root).catch(() => undefined))) return "merged";
+  }
+  return "split";
+}
+
+// An ignore file or a repository marker (or something inside one) whose folder is the search root, beneath
+// it, or one of its ancestors (whose ignore files ripgrep also reads).
+function shapesIgnoreRules(key: string, cwd: string): boolean {
+  const segments = key.split("/");
+  for (let i = 1; i < segments.length; i++) {
+    const name = segments[i] as string;
+    const last = i === segments.length - 1;
+    if (REPOSITORY_MARKERS.includes(name) || (last && IGNORE_FILES.has(name))) {
+      const folder = segments.slice(0, i).join("/") || "/";
+      if (isWithin(folder, cwd) || isWithin(cwd, folder)) return true;
+    }
+  }
+  return false;
+}
+
+// The canonical key of a path ripgrep printed (relative to the search root, through no symlink: the split never
+// follows links), without normalizing the plain ones: a search can print hundreds of thousands.
+function keyIn(cwd: string): (path: string) => string {
+  const prefix = cwd === "/" ? "/" : `${cwd}/`;
+  return (path) => (path.startsWith(".") || path.includes("/.") || path.endsWith("/") ? resolvePath(cwd, path) : prefix + path);
+}
+
+function upperKeys(overlay: OverlayFileSystem): Set<string> {
+  return new Set(overlay.upper.files().map(([key]) => key));
+}
+
+// Both searches run at once; when both fail, the base's error is the one ripgrep would have given.
+async function settled<A, B>(first: Promise<A>, second: Promise<B>): Promise<[A, B]> {
+  second.catch(() => undefined);
+  const a = await first;
+  return [a, await second];
+}
+
+function mergeSorted(a: readonly string[], b: readonly string[], compare: (x: string, y: string) => number): string[] {
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) out.push(compare(a[i] as string, b[j] as string) <= 0 ? (a[i++] as string) : (b[j++] as string));
+  return [...out, ...a.slice(i), ...b.slice(j)];
+}
+
+// ripgrep's --sort=modified on the merged tree: a stable sort by mtime. The base's list is already in that
+// order; each of the overlay's files goes where its mtime belongs (ties in walk order), found by a binary
+// search that stats only the base files it compares with (usually one: the overlay's files are the newest).
+async function byModified(overlay: OverlayFileSystem, cwd: string, kept: readonly string[], added: readonly string[], reverse: boolean): Promise<string[]> {
+  const sign = reverse ? -1 : 1;
+  const mtimes = new Map<string, number>();
+  const mtime = async (path: string): Promise<number> => {
+    let known = mtimes.get(path);
+    if (known === undefined) {
+      const key = resolvePath(cwd, path);
+      const info = await overlay.stat({ key: key as FsTargetKey, displayPath: key }).catch(() => undefined);
+      // ripgrep puts files whose mtime it cannot read last, in either direction.
+      known = info ? info.mtimeMs : Number.NaN;
+      mtimes.set(path, known);
+    }
+    return known;
+  };
+  // Sort order of two known mtimes: unreadable ones last, then by mtime in the requested direction, ties in walk order.
+  const order = (x: string, mx: number, y: string, my: number): number => {
+    const [ux, uy] = [Number.isNaN(mx), Number.isNaN(my)];
+    if (ux !== uy) return ux ? 1 : -1;
+    return ux || mx === my ? comparePaths(x, y) : sign * (mx - my);
+  };
+  const before = async (x: string, y: string): Promise<boolean> => order(x, await mtime(x), y, await mtime(y)) < 0;
+  for (const path of added) await mtime(path);
+  const upper = [...added].sort((x, y) => order(x, mtimes.get(x) as number, y, mtimes.get(y) as number));
+  // Where each of the overlay's files goes: before the first base entry that sorts after it, searched from where
+  // the previous one went (both lists are in order); most often after the last one.
+  const at: number[] = [];
+  let from = 0;
+  for (const path of upper) {
+    let lo = from;
+    let hi = kept.length;
+    if (hi > lo && (await before(kept[hi - 1] as string, path))) lo = hi;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (await before(kept[mid] as string, path)) lo = mid + 1;
+      else hi = mid;
+    }
+    at.push(lo);
+    from = lo;
+  }
+  const out: string[] = [];
+  let next = 0;
+  for (const [i, path] of upper.entries()) {
+    const until = at[i] as number;
+    for (; next < until; next++) out.push(kept[next] as string);
+    out.push(path);
+  }
+  for (; next < kept.length; next++) out.push(kept[next] as string);
+  return out;
+}
+
+/**
+ * The overlay as the engine should walk it for the split: every folder shows only the entries the upper
+ * holds (and, when ignore rules apply, the ignore files and repository markers, so the rules are built as
+ * for the whole tree). Reads go to the overlay.
+ */
+function sparseView(overlay: OverlayFileSystem, markers: boolean): FileSystem {
+  return {
+    get capabilities() {
+      return overlay.capabilities;
+    },
+    cwd: overlay.cwd,
+    resolve: (path, options) => overlay.resolve(path, options),
+    stat: (target, options) => overlay.stat(target, options),
+    lstat: (path, options) => overlay.lstat(path, options),
+    readBytes: (target, options) => overlay.readBytes(target, options),
+    readStream: (target, options) => overlay.readStream(target, options),
+    contains: (parent, child) => overlay.contains(parent, child),
+    async listDir(target: FsTarget): Promise<FsDirEntry[]> {
+      const dir = target.key;
+      const entry = (name: string, info: { type: FsDirEntry["type"]; size: number; mtimeMs: number }, key: string): FsDirEntry => ({
+        name,
+        type: info.type,
+        target: { key: key as FsTargetKey, displayPath: joinPath(target.displayPath, name) },
+        size: info.size,
+        mtimeMs: info.mtimeMs,
+      });
+      const entries: FsDirEntry[] = [];
+      const held = overlay.upper.children(dir);
+      for (const name of held) {
+        const info = await overlay.lstat(joinPath(dir, name)).catch(() => undefined);
+        if (info) entries.push(entry(name, info, joinPath(dir, name)));
+      }
+      // The split runs only when the upper holds no marker where the search looks, so the base has them as
+      // they are; asked all at once.
+      const wanted = markers ? MARKERS.filter((name) => !held.includes(name)) : [];
+      const found = await Promise.all(wanted.map((name) => overlay.base.lstat(joinPath(dir, name)).catch(() => undefined)));
+      for (const [i, info] of found.entries()) {
+        if (!info) continue;
+        const path = joinPath(dir, wanted[i] as string);
+        const key = info.type === "symlink" ? ((await overlay.resolve(path).catch(() => undefined))?.key ?? path) : path;
+        entries.push(entry(wanted[i] as string, info, key));
+      }
+      return entries.sort((a, b) => compareUtf8(a.name, b.name));
+    },
+    write: async () => {
+      throw new FsError("FS_PERMISSION_DENIED", "the search view of an overlay is read-only");
+    },
+  };
+}
