@@ -101,6 +101,9 @@ export function overlayProbe(baseProbe: Probe, baseFs: FileSystem, upper: Overla
       if (upper.get(key)) upper.setMtime(key, mtimeMs);
       else await baseProbe.setMtime(path, mtimeMs);
     },
-    chmod: (path, mode) => baseProbe.chmod(path, mode),
+    async chmod(path, mode) {
+      if (upper.get(await followed(path))) throw new Error(`${path} is held by the overlay's upper, which keeps no permission bits`);
+      await baseProbe.chmod(path, mode);
+    },
   };
 }

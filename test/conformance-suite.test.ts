@@ -49,7 +49,7 @@ async function capabilityCheck(capabilities: Partial<FsCapabilities>): Promise<u
 describe("capability declarations", () => {
   test.for([
     [{ symlinks: false }, "symlinks is declared false, but its probe created a symbolic link"],
-    [{ fileModes: false }, "fileModes is declared false, but its probe set permission bits"],
+    [{ fileModes: false }, "fileModes is declared false, but a file it wrote took permission bits 640 and 604 and kept them"],
     [{ permissionErrors: false }, "permissionErrors is declared false, but reading a file with mode 000 failed FS_PERMISSION_DENIED"],
   ] as const)("a capability declared false that the subject has is reported: %j", async ([capabilities, message]) => {
     const error = await capabilityCheck(capabilities);

@@ -15,8 +15,10 @@ const present: Record<"symlinks" | "fileModes" | "permissionErrors", (subject: S
     }
     return (await probe.info("cap/link"))?.type === "symlink" ? "its probe created a symbolic link" : undefined;
   },
-  async fileModes({ probe }) {
-    await probe.writeFile("cap/mode.txt", "x");
+  // Written through the provider, so the bits are looked for where the subject itself stores files (an overlay's
+  // probe would otherwise find its base's).
+  async fileModes({ provider, probe }) {
+    await provider.write(await provider.resolve("cap/mode.txt"), new TextEncoder().encode("x"));
     const kept: number[] = [];
     for (const mode of [0o640, 0o604]) {
       try {
@@ -26,7 +28,7 @@ const present: Record<"symlinks" | "fileModes" | "permissionErrors", (subject: S
       }
       kept.push((await probe.info("cap/mode.txt"))?.mode ?? -1);
     }
-    return kept[0] === 0o640 && kept[1] === 0o604 ? "its probe set permission bits 640 and 604 and read them back" : undefined;
+    return kept[0] === 0o640 && kept[1] === 0o604 ? "a file it wrote took permission bits 640 and 604 and kept them" : undefined;
   },
   async permissionErrors({ provider, probe }) {
     await probe.writeFile("cap/locked.txt", "x");

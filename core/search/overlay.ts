@@ -5,7 +5,8 @@ import { compareUtf8, isWithin, joinPath, resolvePath } from "../fs/paths.ts";
 import type { OverlayFileSystem } from "../fs/overlay/mod.ts";
 import type { FileSystem, FsDirEntry, FsTarget, FsTargetKey } from "../fs/types.ts";
 import { FsError } from "../fs/errors.ts";
-import type { FilesRequest, FilesResult, GrepRequest, GrepResult, SearchBackend, SearchScope } from "./backend.ts";
+import type { FilesRequest, GrepEvent, GrepRequest, ResultSink, SearchBackend, SearchScope, StreamOutcome } from "./backend.ts";
+import { collectMatches, collectPaths, streamMatches, streamPaths } from "./stream.ts";
 import { createEngineBackend } from "./engine/mod.ts";
 import { comparePaths } from "./engine/files.ts";
 
@@ -21,42 +22,92 @@ const MARKERS = [...REPOSITORY_MARKERS, ...IGNORE_FILES];
  */
 export function createOverlaySearchBackend(overlay: OverlayFileSystem, base: SearchBackend): SearchBackend {
   const merged = createEngineBackend(overlay);
-  return {
+  const backend: SearchBackend = {
     get name() {
       return base.name;
     },
-    async files(request: FilesRequest): Promise<FilesResult> {
+    // Whole results are collected from the streams: one code path, so the two cannot differ.
+    files: (request) => collectPaths((sink) => backend.streamFiles!(request, sink)),
+    grep: (request) => collectMatches((sink) => backend.streamGrep!(request, sink)),
+    async streamFiles(request: FilesRequest, sink: ResultSink<string>): Promise<StreamOutcome> {
       const plan = await route(overlay, request);
-      if (plan === "base") return base.files(request);
-      if (plan === "merged") return merged.files(request);
+      if (plan === "base") return streamPaths(base, request, sink);
+      if (plan === "merged") return streamPaths(merged, request, sink);
       const upper = upperKeys(overlay);
-      const sparse = createEngineBackend(sparseView(overlay, !request.noIgnore));
+      const key = keyIn(request.cwd);
       const { sort, ...unsorted } = request;
-      const [fromBase, fromUpper] = await settled(base.files(request), sparse.files(unsorted));
-      const key = keyIn(request.cwd);
-      const kept = fromBase.paths.filter((path) => !upper.has(key(path)));
+      // The overlay's own files, few, are known first; the base's stream past them, as many as they are.
+      const fromUpper = await createEngineBackend(sparseView(overlay, !request.noIgnore))
+        .files(unsorted)
+        .catch(async (error: unknown) => {
+          // A request both refuse (a malformed glob) fails with the base's words, as ripgrep alone would.
+          await streamPaths(base, request, { push: () => "stop" });
+          throw error;
+        });
       const added = fromUpper.paths.filter((path) => upper.has(key(path)));
-      const problems = [...fromBase.problems, ...fromUpper.problems];
-      if (added.length === 0) return { paths: kept, problems };
-      if (sort === undefined) return { paths: [...kept, ...added], problems };
-      if (sort.by === "path") return { paths: mergeSorted(kept, added, sort.reverse ? (a, b) => comparePaths(b, a) : comparePaths), problems };
-      return { paths: await byModified(overlay, request.cwd, kept, added, sort.reverse ?? false), problems };
+      const fromBase = (out: ResultSink<string>) => streamPaths(base, request, { ...passing(out), push: (path) => (upper.has(key(path)) ? undefined : out.push(path)) });
+      const problems = (outcome: StreamOutcome) => [...outcome.problems, ...fromUpper.problems];
+      if (sort?.by === "modified") {
+        // Each of the overlay's files goes where its mtime puts it among the base's, found by binary search.
+        const kept = await collectPaths(fromBase);
+        const paths = added.length === 0 ? kept.paths : await byModified(overlay, request.cwd, kept.paths, added, sort.reverse ?? false);
+        const outcome = await replayPaths(paths, sink);
+        return { ...outcome, problems: [...outcome.problems, ...kept.problems, ...fromUpper.problems] };
+      }
+      const compare = sort === undefined ? undefined : sort.reverse ? (a: string, b: string) => comparePaths(b, a) : comparePaths;
+      let next = 0;
+      let stopped = false;
+      const give = (path: string): "stop" | void => {
+        if (stopped) return "stop";
+        if (sink.push(path) === "stop") {
+          stopped = true;
+          return "stop";
+        }
+      };
+      // By path, each of the overlay's files goes before the first base path that sorts after it (the base's
+      // first on a tie); unsorted, after all of the base's.
+      const outcome = await fromBase({
+        ...passing(sink),
+        push: (path) => {
+          if (compare) while (next < added.length && compare(path, added[next] as string) > 0) if (give(added[next++] as string)) return "stop";
+          return give(path);
+        },
+      });
+      while (!stopped && next < added.length) give(added[next++] as string);
+      return { problems: problems(outcome), stopped: stopped || outcome.stopped };
     },
-    async grep(request: GrepRequest): Promise<GrepResult> {
+    async streamGrep(request: GrepRequest, sink: ResultSink<GrepEvent>): Promise<StreamOutcome> {
       const plan = await route(overlay, request);
-      if (plan === "base") return base.grep(request);
-      if (plan === "merged") return merged.grep(request);
+      if (plan === "base") return streamMatches(base, request, sink);
+      if (plan === "merged") return streamMatches(merged, request, sink);
       const upper = upperKeys(overlay);
-      const sparse = createEngineBackend(sparseView(overlay, !request.noIgnore));
-      const [fromBase, fromUpper] = await settled(base.grep(request), sparse.grep(request));
       const key = keyIn(request.cwd);
+      // ripgrep's file order is unspecified (parallel threads); the base's come first.
+      const only = (held: boolean): ResultSink<GrepEvent> => ({ ...passing(sink), push: (event) => (upper.has(key(event.path)) === held ? sink.push(event) : undefined) });
+      const fromBase = await streamMatches(base, request, only(false));
+      if (fromBase.stopped) return fromBase;
+      const fromUpper = await streamMatches(createEngineBackend(sparseView(overlay, !request.noIgnore)), request, only(true));
       return {
-        // ripgrep's file order is unspecified (parallel threads); the base's come first.
-        files: [...fromBase.files.filter((f) => !upper.has(key(f.path))), ...fromUpper.files.filter((f) => upper.has(key(f.path)))],
         problems: [...fromBase.problems, ...fromUpper.problems],
+        stopped: fromUpper.stopped,
+        ...(fromBase.nothingSearched && fromUpper.nothingSearched ? { nothingSearched: true } : {}),
       };
     },
   };
+  return backend;
+}
+
+// The consumer's backpressure, for a sink that wraps it.
+function passing<T>(sink: ResultSink<T>): Pick<ResultSink<T>, "ready"> {
+  return sink.ready ? { ready: () => sink.ready!() } : {};
+}
+
+async function replayPaths(paths: readonly string[], sink: ResultSink<string>): Promise<StreamOutcome> {
+  for (let i = 0; i < paths.length; i++) {
+    if (sink.push(paths[i] as string) === "stop") return { problems: [], stopped: true };
+    if (i % 1024 === 1023) await sink.ready?.();
+  }
+  return { problems: [], stopped: false };
 }
 
 /**
@@ -103,21 +154,6 @@ function keyIn(cwd: string): (path: string) => string {
 
 function upperKeys(overlay: OverlayFileSystem): Set<string> {
   return new Set(overlay.upper.files().map(([key]) => key));
-}
-
-// Both searches run at once; when both fail, the base's error is the one ripgrep would have given.
-async function settled<A, B>(first: Promise<A>, second: Promise<B>): Promise<[A, B]> {
-  second.catch(() => undefined);
-  const a = await first;
-  return [a, await second];
-}
-
-function mergeSorted(a: readonly string[], b: readonly string[], compare: (x: string, y: string) => number): string[] {
-  const out: string[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) out.push(compare(a[i] as string, b[j] as string) <= 0 ? (a[i++] as string) : (b[j++] as string));
-  return [...out, ...a.slice(i), ...b.slice(j)];
 }
 
 // ripgrep's --sort=modified on the merged tree: a stable sort by mtime. The base's list is already in that

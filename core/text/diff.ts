@@ -69,6 +69,16 @@ export function editDiff(path: string, edit: EditResult, options?: DiffOptions):
   return summarize(path, hunks, options?.maxBytes ?? DEFAULTS.maxBytes, coarse);
 }
 
+/**
+ * Every hunk between two whole texts, uncut and byte-exact (line endings as they are), for a patch that must
+ * apply: the same comparison budget as the model's diffs, so the same texts always give the same hunks; past it
+ * the changed region is one block (`coarse`), still exact.
+ */
+export function textHunks(before: string, after: string, options?: Pick<DiffOptions, "context" | "maxComparisons">): { hunks: StructuredPatchHunk[]; coarse: boolean } {
+  const budget = new ComparisonBudget(options?.maxComparisons ?? DEFAULTS.maxComparisons);
+  return lineDiff(splitLines(before), splitLines(after), options?.context ?? DEFAULTS.context, budget);
+}
+
 function summarize(path: string, hunks: StructuredPatchHunk[], maxBytes: number, coarse: boolean): DiffSummary {
   let added = 0;
   let removed = 0;

@@ -1,12 +1,12 @@
 // One file's change as a git-style unified diff: `diff --git` headers, `new file mode` / `deleted file mode`,
 // hunks with three lines of context, and binary files named, never dumped.
-import { formatPatch, structuredPatch, type StructuredPatch } from "diff";
+import { formatPatch } from "diff";
+import { textHunks } from "../../text/diff.ts";
 
-const decoder = new TextDecoder("utf-8", { fatal: true });
+// A BOM is part of the bytes the patch must restore.
+const decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 // git's own test: a NUL in the first 8,000 bytes.
 const SNIFF_BYTES = 8000;
-// Beyond this the line diff gives up and the hunk replaces the whole file (still exact, just not minimal).
-const DIFF_TIMEOUT_MS = 5000;
 
 /** Binary for a patch: a NUL in the first 8,000 bytes (as git decides), or bytes that are not UTF-8. */
 export function isBinary(bytes: Uint8Array): boolean {
@@ -35,44 +35,9 @@ export function filePatch(path: string, before: Uint8Array | undefined, after: U
   }
   const oldText = before === undefined ? "" : decoder.decode(before);
   const newText = after === undefined ? "" : decoder.decode(after);
-  const patch: StructuredPatch =
-    structuredPatch(oldName, newName, oldText, newText, undefined, undefined, { context: 3, timeout: DIFF_TIMEOUT_MS }) ??
-    wholeFile(oldName, newName, oldText, newText);
-  return formatPatch({ ...patch, oldHeader: undefined, newHeader: undefined, ...shape });
-}
-
-// The hunk that removes every old line and adds every new one, for a diff that took too long.
-function wholeFile(oldName: string, newName: string, oldText: string, newText: string): StructuredPatch {
-  const removed = splitLines(oldText);
-  const added = splitLines(newText);
-  return {
-    oldFileName: oldName,
-    newFileName: newName,
-    oldHeader: undefined,
-    newHeader: undefined,
-    hunks: [
-      {
-        oldStart: 1,
-        oldLines: removed.lines.length,
-        newStart: 1,
-        newLines: added.lines.length,
-        lines: [...marked("-", removed), ...marked("+", added)],
-      },
-    ],
-  };
-}
-
-function splitLines(text: string): { lines: string[]; final: boolean } {
-  if (text === "") return { lines: [], final: true };
-  const final = text.endsWith("\n");
-  const lines = (final ? text.slice(0, -1) : text).split("\n");
-  return { lines, final };
-}
-
-function marked(sign: string, { lines, final }: { lines: string[]; final: boolean }): string[] {
-  const out = lines.map((line) => `${sign}${line}`);
-  if (!final && out.length > 0) out.push("\\ No newline at end of file");
-  return out;
+  // A count of comparisons, not a clock, bounds the matching: the same change always gives the same patch.
+  const { hunks } = textHunks(oldText, newText, { context: 3 });
+  return formatPatch({ oldFileName: oldName, newFileName: newName, oldHeader: undefined, newHeader: undefined, hunks, ...shape });
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

@@ -30,10 +30,10 @@ export async function searchTree(
     deliver(sink, found.binaryOffset === undefined ? { type: "end", path: found.path } : { type: "end", path: found.path, binaryOffset: found.binaryOffset });
     await keepPace(sink);
   };
-  await walk(fs, request, budget, problems, search, overrides);
+  const { withheld } = await walk(fs, request, budget, problems, search, overrides);
   // ripgrep says so (and exits 2) only when it chose the paths itself.
   const implicit = (request.paths?.length ?? 0) === 0;
-  return implicit && searched === 0 ? { nothingSearched: true } : {};
+  return implicit && searched === 0 && withheld === 0 ? { nothingSearched: true } : {};
 }
 
 /** ripgrep's line buffer starts at this size; a NUL inside the first fill makes a file print nothing. */

@@ -39,7 +39,7 @@ export async function walk(
   problems: string[],
   onFile: (file: WalkedFile) => void | Promise<void>,
   overrides: Overrides = compileOverrides(scope.globs),
-): Promise<void> {
+): Promise<{ withheld: number }> {
   const walker = new Walker(fs, scope, budget, problems, onFile, overrides);
   const paths = scope.paths;
   if (paths === undefined || paths.length === 0) {
@@ -47,6 +47,7 @@ export async function walk(
   } else {
     for (const path of paths) await walker.root(path, paths.length);
   }
+  return { withheld: walker.withheld };
 }
 
 class Walker {
@@ -57,6 +58,8 @@ class Walker {
   readonly #onFile: (file: WalkedFile) => void | Promise<void>;
   readonly #overrides: Overrides;
   readonly #cwdBytes: string;
+  /** Entries the filters selected that the read rules (`scope.readable`) kept the walk from. */
+  withheld = 0;
   // The current root is the implicit one: ripgrep walks it as `./` and names paths that way in messages.
   #implicit = true;
 
@@ -128,9 +131,16 @@ class Walker {
       if (pause) await pause;
       let type = entry.type;
       let target = entry.target;
-      // Judged on the canonical path the listing found (a symlink's target), which is what would be read.
-      if (this.#scope.readable && !this.#scope.readable(target.key)) continue;
       const out = joinOut(frame.out, entry.name);
+      // Judged on the canonical path the listing found (a symlink's target), which is what would be read, and
+      // never read or listed. ripgrep, which cannot judge, would have searched what the filters select here and
+      // its caller dropped it: counted, so "nothing was searched" is said only when ripgrep would say it too.
+      if (this.#scope.readable && !this.#scope.readable(target.key)) {
+        if (type === "symlink" && !this.#scope.follow) continue;
+        const abs = `${frame.abs === "/" ? "" : frame.abs}/${entry.name}`;
+        if (this.#selected(out, abs, entry.name, type === "directory", level)) this.withheld++;
+        continue;
+      }
       let mtimeMs = entry.mtimeMs;
       if (type === "symlink") {
         if (!this.#scope.follow) continue;

@@ -1,0 +1,66 @@
+import { expect, test } from "vitest";
+import { createMemoryProvider } from "../../adapters/memory/mod.ts";
+import { createOverlayProvider } from "../fs/mod.ts";
+import type { FilesRequest, GrepEvent, GrepRequest, ResultSink, SearchBackend, StreamOutcome } from "./backend.ts";
+import { createEngineBackend } from "./engine/mod.ts";
+import { createOverlaySearchBackend } from "./overlay.ts";
+
+// A base backend that can only stream, as a million-path ripgrep result must be taken: asking it for a whole
+// result fails, and it records how many items it handed out before the consumer said stop.
+function streamingOnly(inner: SearchBackend) {
+  const seen = { paths: 0, events: 0, stopped: false };
+  const backend: SearchBackend = {
+    name: "stream-only",
+    files: () => Promise.reject(new Error("a whole result was asked of the base")),
+    grep: () => Promise.reject(new Error("a whole result was asked of the base")),
+    async streamFiles(request: FilesRequest, sink: ResultSink<string>): Promise<StreamOutcome> {
+      const { paths, problems } = await inner.files(request);
+      for (const path of paths) {
+        seen.paths++;
+        if (sink.push(path) === "stop") return { problems, stopped: (seen.stopped = true) };
+      }
+      return { problems, stopped: false };
+    },
+    async streamGrep(request: GrepRequest, sink: ResultSink<GrepEvent>): Promise<StreamOutcome> {
+      return inner.streamGrep!(request, { push: (event) => (seen.events++, sink.push(event)) });
+    },
+  };
+  return { backend, seen };
+}
+
+async function setUp(changed: boolean) {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 50; i++) files[`base/f${String(i).padStart(2, "0")}.txt`] = "hay\n";
+  const base = createMemoryProvider({ cwd: "/ws", files });
+  const overlay = createOverlayProvider({ base });
+  if (changed) await overlay.write(await overlay.resolve("base/f10.txt"), new TextEncoder().encode("needle\n"));
+  const { backend, seen } = streamingOnly(createEngineBackend(base));
+  return { search: createOverlaySearchBackend(overlay, backend), seen };
+}
+
+test.for([false, true])("a streamed glob over an overlay streams the base and stops it when the consumer has enough (changed: %s)", async (changed) => {
+  const { search, seen } = await setUp(changed);
+  const got: string[] = [];
+  const outcome = await search.streamFiles!({ cwd: "/ws", sort: { by: "path" } }, { push: (path) => (got.push(path), got.length === 5 ? "stop" : undefined) });
+  expect(outcome.stopped).toBe(true);
+  expect(got).toEqual(["base/f00.txt", "base/f01.txt", "base/f02.txt", "base/f03.txt", "base/f04.txt"]);
+  expect(seen).toMatchObject({ paths: 5, stopped: true });
+  // The whole result is the stream collected, with the overlay's file where the path order puts it.
+  const whole = await search.files({ cwd: "/ws", sort: { by: "path" } });
+  expect(whole.paths).toHaveLength(50);
+  expect(whole.paths.slice(9, 12)).toEqual(["base/f09.txt", "base/f10.txt", "base/f11.txt"]);
+});
+
+test("a streamed grep over an overlay gives the overlay's lines, not the base's, for the file it changed", async () => {
+  const { search } = await setUp(true);
+  const found = await search.grep({ cwd: "/ws", pattern: "needle|hay" });
+  expect(found.files).toHaveLength(50);
+  expect(found.files.find((f) => f.path === "base/f10.txt")?.lines.map((l) => ("text" in l.line ? l.line.text : ""))).toEqual(["needle\n"]);
+});
+
+test("grep over an overlay says nothing was searched only when neither layer searched a file", async () => {
+  const { search } = await setUp(true);
+  expect((await search.grep({ cwd: "/ws", pattern: "x", globs: [{ glob: "*.md" }] })).nothingSearched).toBe(true);
+  // The one file the globs select is the overlay's own: it was searched, so no notice.
+  expect((await search.grep({ cwd: "/ws", pattern: "x", globs: [{ glob: "f10.txt" }] })).nothingSearched).toBeUndefined();
+});
