@@ -126,6 +126,36 @@ describe.each(["openai", "anthropic"] as const)("the coding agent on the %s driv
   });
 });
 
+describe("writes", () => {
+  test("a new file and a replacement are asked for with their diffs (no old text for the new file) and reported with them", async () => {
+    const turns: FakeTurn[] = [
+      { toolCalls: [{ name: "write", arguments: { path: "notes/todo.txt", content: "one\n" } }] },
+      { toolCalls: [{ name: "read", arguments: { path: "greeting.txt" } }] },
+      { toolCalls: [{ name: "write", arguments: { path: "greeting.txt", content: "Hi, world!\n" } }] },
+      { text: "done" },
+    ];
+    const s = await session("openai", turns, "allow_once");
+    expect((await s.prompt()).result).toMatchObject({ stopReason: "end_turn" });
+    const created = join(workspace.cwd, "notes/todo.txt");
+    const replaced = join(workspace.cwd, "greeting.txt");
+    expect([readFileSync(created, "utf8"), greeting()]).toEqual(["one\n", "Hi, world!\n"]);
+    expect(s.asked.map((p) => p.toolCall)).toMatchObject([
+      { kind: "edit", status: "pending", content: [{ type: "diff", path: created, oldText: null, newText: "one\n" }] },
+      { kind: "edit", status: "pending", content: [{ type: "diff", path: replaced, oldText: "Hello, moon!\n", newText: "Hi, world!\n" }] },
+    ]);
+    const [first, , second] = toolCalls(s.peer.transcript);
+    expect(forCall(s.peer.transcript, first!.toolCallId as string).at(-1)).toMatchObject({
+      status: "completed",
+      content: [{ type: "diff", path: created, oldText: null, newText: "one\n" }],
+    });
+    expect(forCall(s.peer.transcript, second!.toolCallId as string).at(-1)).toMatchObject({
+      status: "completed",
+      content: [{ type: "diff", path: replaced, oldText: "Hello, moon!\n", newText: "Hi, world!\n" }],
+    });
+    await s.end();
+  });
+});
+
 describe("permissions", () => {
   const twoOfEach: FakeTurn[] = [
     { toolCalls: [{ name: "read", arguments: { path: "greeting.txt" } }] },
