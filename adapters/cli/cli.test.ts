@@ -346,6 +346,16 @@ describe("--backend overlay", () => {
     expect([String(volume.readFileSync("/ws/a.txt")), volume.existsSync("/ws/new")]).toEqual(["one\n", false]);
   });
 
+  test("bash is not offered on the overlay, and only a user who asked for it is told why", async () => {
+    const { host } = overlayHost({ "a.txt": "one\n" });
+    const withRunner = Object.assign(host, { runner: createNodeProcessRunner() });
+    expect(await runCli(["read", '{"path":"a.txt"}', "--backend", "overlay"], withRunner)).toBe(0);
+    expect(withRunner.stderr).toBe("");
+    expect(await runCli(["bash", '{"command":"touch x"}', "--backend", "overlay"], withRunner)).toBe(1);
+    expect(withRunner.stderr).toBe("toolfs: bash is not offered with --backend overlay: its commands would change the real files\n");
+    expect(withRunner.stdout).toContain(`Unknown tool "bash"`);
+  });
+
   test("--commit applies the patch and says what it committed", async () => {
     const { host, volume } = overlayHost({ "a.txt": "one\n" });
     expect(await runCli([...readEdit, "--backend", "overlay", "--commit"], host)).toBe(0);

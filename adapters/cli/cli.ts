@@ -185,7 +185,8 @@ export async function runCli(argv: readonly string[], host: CliHost): Promise<nu
   const baseSearch = host.search?.(storage, base);
   const search = overlay && baseSearch ? createOverlaySearchBackend(overlay, baseSearch) : baseSearch;
   const runner = host.runner && parsed.backend === "node" ? host.runner : undefined;
-  if (overlay && host.runner && parsed.command === "calls") host.err("toolfs: bash is not offered with --backend overlay: its commands would change the real files\n");
+  // Said only to a user who asked for bash: its call then fails as a tool that is not offered.
+  if (overlay && host.runner && parsed.calls.some((call) => call.tool === "bash")) host.err("toolfs: bash is not offered with --backend overlay: its commands would change the real files\n");
   let sandbox: Omit<SandboxOptions, "approve"> | undefined;
   let kit: Toolkit;
   try {
