@@ -12,7 +12,7 @@ import { Client as V1Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport as V1StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterEach, beforeEach, describe, expect, onTestFinished, test } from "vitest";
 import { root } from "../../test/acp-driver.ts";
-import { outsideTemp } from "../../test/outside.ts";
+import { outsideHolder, outsideTemp } from "../../test/outside.ts";
 import { survivors } from "../../test/process-cases.ts";
 import { detectBubblewrap } from "../../core/mod.ts";
 import { createNodeProcessRunner } from "../node/mod.ts";
@@ -45,12 +45,15 @@ afterEach(async () => {
 
 async function denoArgs(...extra: string[]): Promise<string[]> {
   const { rgPath } = await import("@vscode/ripgrep");
-  const reads = [root, realpathSync(join(root, "node_modules")), ws, tmpdir()].join(",");
+  // Deno may read and write where the outside directories are, so what refuses them is toolfs's sandbox.
+  const found = outsideHolder();
+  const outside = "holder" in found ? [found.holder] : [];
+  const reads = [root, realpathSync(join(root, "node_modules")), ws, tmpdir(), ...outside].join(",");
   return [
     "run",
     "--no-prompt",
     `--allow-read=${reads}`,
-    `--allow-write=${ws},${tmpdir()}`,
+    `--allow-write=${[ws, tmpdir(), ...outside].join(",")}`,
     "--allow-env=npm_config_arch",
     `--allow-run=${rgPath},bash,setsid,kill,ps`,
     join(root, "adapters/cli/main_deno.ts"),
