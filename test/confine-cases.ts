@@ -119,6 +119,12 @@ export async function registerConfineCases(test: Register, skip: Skip, runtime: 
       assert(readOnly.guidance.includes("no file can be written"), readOnly.guidance);
     }));
 
+  add("stdin is closed inside the confinement too: a command that reads it sees the end at once", () =>
+    session(async (kit) => {
+      const result = await kit.call("bash", { command: "cat; echo done", timeout: 120 });
+      assertEquals(result.content, "done\n[exit code: 0]", "output");
+    }));
+
   add("the workspace is writable and listable; everything else is refused by the kernel", () =>
     session(async (_kit, at, sh) => {
       const out = await sh("touch /etc/toolfs-x; echo hi > ~/toolfs-y; echo ok > b.txt; ls");
