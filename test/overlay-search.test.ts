@@ -1,9 +1,9 @@
 import { expect, test } from "vitest";
-import { createMemoryProvider } from "../../adapters/memory/mod.ts";
-import { createOverlayProvider } from "../fs/mod.ts";
-import type { FilesRequest, GrepEvent, GrepRequest, ResultSink, SearchBackend, StreamOutcome } from "./backend.ts";
-import { createEngineBackend } from "./engine/mod.ts";
-import { createOverlaySearchBackend } from "./overlay.ts";
+import { createMemoryProvider } from "../adapters/memory/mod.ts";
+import { createOverlayProvider } from "../core/fs/mod.ts";
+import type { FilesRequest, GrepEvent, GrepRequest, ResultSink, SearchBackend, StreamOutcome } from "../core/search/backend.ts";
+import { createEngineBackend } from "../core/search/engine/mod.ts";
+import { createOverlaySearchBackend } from "../core/search/overlay.ts";
 
 // A base backend that can only stream, as a million-path ripgrep result must be taken: asking it for a whole
 // result fails, and it records how many items it handed out before the consumer said stop.
