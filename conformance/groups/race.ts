@@ -255,6 +255,11 @@ async function toolsRace({ provider, probe, races }: Subject, search: SearchBack
     search,
     sandbox: { mode: "workspace-write", readScope: "workspace", ...(confinement ? { confinement } : {}) },
   });
+  // Before the race: the search works in this configuration and finds the inside folder's file.
+  const grep = await kit.call("grep", { pattern: ".", path: "d" });
+  assert(!grep.isError && grep.content.includes("inside"), `grep before the race: ${grep.content}`);
+  const glob = await kit.call("glob", { pattern: "*", path: "d" });
+  assert(!glob.isError && glob.content.includes("f.txt"), `glob before the race: ${glob.content}`);
   const leaks: string[] = [];
   const outcomes: Record<string, number> = {};
   const swapper = await races!.swapper!("d", "swap");
@@ -278,6 +283,12 @@ async function toolsRace({ provider, probe, races }: Subject, search: SearchBack
     assert(swaps > 0, "the swapper exchanged the directory");
   }
   assertEquals(leaks, [], `${leaks.length} of ${SWAP_READS * 5} results showed what the outside folder holds (outcomes ${JSON.stringify(outcomes)})`);
+  // A swap is no reason for a search to fail: what it makes unreachable is left out or reported as a problem.
+  assertEquals(
+    Object.keys(outcomes).filter((outcome) => outcome.endsWith("SEARCH_FAILED")),
+    [],
+    `searches that failed (outcomes ${JSON.stringify(outcomes)})`,
+  );
   assertEquals(await tree(probe, target), [`${target}/f.txt`, `${target}/${OUTSIDE_ONLY}`].sort(), "entries in the outside folder");
   assertBytes(await probe.readFile(`${target}/f.txt`), `${SECRET}\n`, "the outside file");
 }

@@ -82,7 +82,8 @@ export interface SearchView {
 /**
  * The bubblewrap arguments that run a trusted program (ripgrep) with `view` as its whole filesystem. Unlike
  * the shell's view, a restricted one keeps no system directory, /dev, /proc or /tmp: the program is static
- * and needs none, and each would be somewhere a folder swapped for a symlink mid-search could lead. Only
+ * and needs none, and each would be somewhere a folder swapped for a symlink mid-search could lead; the
+ * program itself is the one thing there besides the roots. Only
  * the outermost roots are bound; a nested one adds nothing and could itself have been swapped.
  */
 export function searchBubblewrapArgs(view: SearchView, command: ConfinedCommand): string[] {
@@ -96,6 +97,9 @@ export function searchBubblewrapArgs(view: SearchView, command: ConfinedCommand)
     args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
   }
   for (const program of view.programs) if (!roots?.some((root) => within(root, program))) args.push("--ro-bind", program, program);
+  // ripgrep's --sort=modified asks for its own executable's mtime through /proc/self/exe. A link is all it
+  // needs; a mounted /proc would be one more place (the program's own environment) a swap could lead to.
+  if (roots && view.programs[0] !== undefined) args.push("--symlink", view.programs[0], "/proc/self/exe");
   for (const mask of [...view.masks].sort((a, b) => byDepth(a.path, b.path))) {
     // A mask outside every root hides nothing that is there, and its mount point would have to be made.
     if (roots && !roots.some((root) => within(root, mask.path))) continue;
