@@ -146,7 +146,9 @@ try {
       });
     const small = join(root, "p0");
     const smallArgs = ripgrepFilesArgs({ cwd: small, globs: [{ glob: "f1?.ts" }, ...vcs], hidden: true, noIgnore: true, sort: { by: "modified" } });
+    const failures: string[] = [];
     const measureKit = async (kit: ReturnType<typeof createToolkit>, runs: number) => {
+      failures.length = 0;
       const times = { glob: [] as number[], grep: [] as number[], small: [] as number[] };
       for (let i = 0; i < runs; i++) {
         for (const [what, tool, args] of [
@@ -157,7 +159,7 @@ try {
           times[what].push(
             await timed(async () => {
               const result = await kit.call(tool, args);
-              if (result.isError) throw new Error(result.content);
+              if (result.isError) failures.push(`${what}: ${result.content.split("\n")[0]}`);
             }),
           );
         }
@@ -171,7 +173,8 @@ try {
       console.log(
         `read scope "workspace", ${label}: glob * ${m.glob.toFixed(0)} ms (ratio ${(m.glob / base.glob).toFixed(2)}), ` +
           `grep ^n\\d ${m.grep.toFixed(0)} ms (ratio ${(m.grep / base.grep).toFixed(2)}), ` +
-          `glob on a 10-file folder ${m.small.toFixed(1)} ms (bare rg ${base.small.toFixed(1)} ms, ratio ${(m.small / base.small).toFixed(2)})`,
+          `glob on a 10-file folder ${m.small.toFixed(1)} ms (bare rg ${base.small.toFixed(1)} ms, ratio ${(m.small / base.small).toFixed(2)})` +
+          (failures.length ? `; FAILED ${[...new Set(failures)].join("; ")}` : ""),
       );
     if (confinement.available) report("ripgrep inside bubblewrap", await measureKit(scoped(true), RUNS));
     else console.log(`read scope "workspace": no confined ripgrep here (${confinement.reason})`);
