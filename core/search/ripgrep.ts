@@ -4,7 +4,7 @@
 // could add `--pre=<program>`) out; ripgrep runs in the search root so anchored globs mean the same as in the
 // engine (research/rg-semantics.md §1.3, §8.1).
 import { isAbsolutePath } from "../fs/paths.ts";
-import { searchBubblewrapArgs } from "../process/bubblewrap.ts";
+import { bubblewrapLaunch, searchBubblewrapArgs } from "../process/bubblewrap.ts";
 import { HeadTailCollector } from "../process/collectors.ts";
 import { isProcessError } from "../process/errors.ts";
 import type { OutputSink, ProcessRunner } from "../process/types.ts";
@@ -243,7 +243,7 @@ const UNREACHABLE_ROOT = ".: not searched: it now leads where this search may no
 
 /**
  * The program, arguments and cwd that start ripgrep: itself in the search root, or, under
- * `request.confine`, bubblewrap started from `/`, which enters the root inside the confinement (outside
+ * `request.confine`, bubblewrap started from `/` (through bash), which enters the root inside the confinement (outside
  * it, the root could already lead elsewhere).
  */
 function confined(request: SearchScope, binary: string, args: readonly string[]): { command: string; args: string[]; cwd: string } {
@@ -259,7 +259,10 @@ function confined(request: SearchScope, binary: string, args: readonly string[])
   // Above the confined roots ripgrep sees no repository, so .gitignore files would stop counting.
   const flags = confine.inRepository ? [args[0] as string, "--no-require-git", ...args.slice(1)] : [...args];
   const view = { roots: confine.roots, masks: confine.masks, programs: [binary] };
-  return { command: confine.program, args: searchBubblewrapArgs(view, { command: binary, args: flags, cwd: request.cwd }), cwd: "/" };
+  // Started as the confined shell is (bash, which closes inherited descriptors and execs bubblewrap), so a
+  // host that may run a confined bash (Deno: --allow-run=bash) may run a confined search.
+  const launch = bubblewrapLaunch(confine.program, searchBubblewrapArgs(view, { command: binary, args: flags, cwd: request.cwd }), true);
+  return { ...launch, cwd: "/" };
 }
 
 /**
