@@ -12,6 +12,7 @@ import { rgPath } from "@vscode/ripgrep";
 import {
   createFsSpillStore,
   createToolkit,
+  detectBubblewrap,
   EntrySampler,
   type ResultSink,
   ripgrepFilesArgs,
@@ -19,7 +20,7 @@ import {
   type SearchBackend,
   type ToolResult,
 } from "../core/mod.ts";
-import { createNodeProvider, createNodeSearchBackend } from "../adapters/node/mod.ts";
+import { createNodeProcessRunner, createNodeProvider, createNodeSearchBackend } from "../adapters/node/mod.ts";
 import { makeWorkspace } from "./workspace.ts";
 
 const flag = (name: string) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : undefined);
@@ -129,6 +130,56 @@ try {
   console.log(`tree: 100,000 files in 100 top-level entries; argv glob: rg ${globArgs.slice(0, 6).join(" ")} …`);
   console.log(`glob *: toolfs ${median(globTool).toFixed(0)} ms, bare rg ${median(globBare).toFixed(0)} ms, ratio ${(median(globTool) / median(globBare)).toFixed(2)} (target <= 1.10)`);
   console.log(`grep ^n\\d (${grepHeader}): toolfs ${median(grepTool).toFixed(0)} ms, bare rg --json ${median(grepBare).toFixed(0)} ms, ratio ${(median(grepTool) / median(grepBare)).toFixed(2)} (target <= 1.5)`);
+
+  // Under the workspace read scope a search runs where the rules hold against a racing swap (note 0016):
+  // ripgrep inside bubblewrap when the toolkit has an available confinement, else the engine. Same tree,
+  // same calls, ratios against the bare ripgrep runs above and against bare ripgrep on a ten-file folder
+  // (where bubblewrap's start is most of the cost).
+  {
+    const confinement = await detectBubblewrap(createNodeProcessRunner());
+    const scoped = (withConfinement: boolean) =>
+      createToolkit({
+        fs,
+        search: createNodeSearchBackend(),
+        spill: createFsSpillStore(fs, join(dir, "spill")),
+        sandbox: { mode: "full-access", readScope: "workspace", ...(withConfinement ? { confinement } : {}) },
+      });
+    const small = join(root, "p0");
+    const smallArgs = ripgrepFilesArgs({ cwd: small, globs: [{ glob: "f1?.ts" }, ...vcs], hidden: true, noIgnore: true, sort: { by: "modified" } });
+    const failures: string[] = [];
+    const measureKit = async (kit: ReturnType<typeof createToolkit>, runs: number) => {
+      failures.length = 0;
+      const times = { glob: [] as number[], grep: [] as number[], small: [] as number[] };
+      for (let i = 0; i < runs; i++) {
+        for (const [what, tool, args] of [
+          ["glob", "glob", { pattern: "*" }],
+          ["grep", "grep", { pattern: "^n\\d" }],
+          ["small", "glob", { pattern: "f1?.ts", path: "p0" }],
+        ] as const) {
+          times[what].push(
+            await timed(async () => {
+              const result = await kit.call(tool, args);
+              if (result.isError) failures.push(`${what}: ${result.content.split("\n")[0]}`);
+            }),
+          );
+        }
+      }
+      return { glob: median(times.glob), grep: median(times.grep), small: median(times.small) };
+    };
+    const smallBare: number[] = [];
+    for (let i = 0; i < RUNS; i++) smallBare.push(bare(smallArgs, small));
+    const base = { glob: median(globBare), grep: median(grepBare), small: median(smallBare) };
+    const report = (label: string, m: { glob: number; grep: number; small: number }) =>
+      console.log(
+        `read scope "workspace", ${label}: glob * ${m.glob.toFixed(0)} ms (ratio ${(m.glob / base.glob).toFixed(2)}), ` +
+          `grep ^n\\d ${m.grep.toFixed(0)} ms (ratio ${(m.grep / base.grep).toFixed(2)}), ` +
+          `glob on a 10-file folder ${m.small.toFixed(1)} ms (bare rg ${base.small.toFixed(1)} ms, ratio ${(m.small / base.small).toFixed(2)})` +
+          (failures.length ? `; FAILED ${[...new Set(failures)].join("; ")}` : ""),
+      );
+    if (confinement.available) report("ripgrep inside bubblewrap", await measureKit(scoped(true), RUNS));
+    else console.log(`read scope "workspace": no confined ripgrep here (${confinement.reason})`);
+    report("the engine (no confinement)", await measureKit(scoped(false), Math.min(RUNS, 3)));
+  }
 
   // The sampler, on the same kind of input at both sizes, in this one run: CPU time (this process's, so
   // other load on the machine counts less than in wall time), best of several. The floor is the least any

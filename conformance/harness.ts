@@ -1,4 +1,4 @@
-import type { FileSystem, SearchBackend } from "../core/mod.ts";
+import type { FileSystem, SearchBackend, ShellConfinement } from "../core/mod.ts";
 
 /**
  * The runner the suite registers its cases with. vitest's and node:test's `test`, and
@@ -48,6 +48,11 @@ export interface Subject {
   readonly probe: Probe;
   /** The search backend serving this provider's tree, when the subject has one. */
   readonly search?: SearchBackend;
+  /**
+   * The OS confinement a host of this runtime would give the toolkit (`detectBubblewrap`), when the subject
+   * can tell; the race group searches inside it, and says why it cannot when it is unavailable.
+   */
+  readonly confinement?: ShellConfinement;
   /** Competitors for the race group; each case that needs a hook skips a subject without it. */
   readonly races?: RaceHooks;
   /**

@@ -1,4 +1,4 @@
-import type { FsCapabilities } from "../core/mod.ts";
+import type { FsCapabilities, ShellConfinement } from "../core/mod.ts";
 import type { CreateSubject, Harness, Subject } from "./harness.ts";
 
 /** One behaviour, checked on a fresh subject. */
@@ -17,6 +17,8 @@ export interface SubjectTraits extends FsCapabilities {
   readonly search: string | undefined;
   readonly races: { readonly sibling: boolean; readonly swapper: boolean; readonly spawn: boolean };
   readonly overlay: boolean;
+  /** The subject's OS confinement, as detected; undefined when it has none to offer. */
+  readonly confinement: ShellConfinement | undefined;
 }
 
 /** Cases about one concern, exported so an adapter author can run a single group while debugging. */
@@ -65,6 +67,7 @@ export async function registerGroups(
     search: first.search?.name,
     races: { sibling: races?.sibling !== undefined, swapper: races?.swapper !== undefined, spawn: races?.spawn !== undefined },
     overlay: first.baseProbe !== undefined && typeof (first.provider as { commit?: unknown }).commit === "function",
+    confinement: first.confinement,
   };
   await first.dispose();
   const registered: string[] = [];

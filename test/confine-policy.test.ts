@@ -15,6 +15,8 @@ import {
   resolveSandbox,
   sandboxPolicy,
   type SearchBackend,
+  searchBubblewrapArgs,
+  type SearchScope,
   shellView,
 } from "../core/mod.ts";
 
@@ -188,6 +190,7 @@ describe("guardSearch", () => {
     const pushed: string[] = [];
     const inner: SearchBackend = {
       name: "counting",
+      readableGuard: "pinned",
       files: () => Promise.reject(new Error("the guard must not ask for the whole result")),
       grep: () => Promise.reject(new Error("the guard must not ask for the whole result")),
       async streamFiles(_request, sink) {
@@ -200,5 +203,77 @@ describe("guardSearch", () => {
     const outcome = await guarded.streamFiles!({ cwd: "/ws" }, { push: (path) => void pushed.push(path) });
     expect(pushed).toEqual(["a.txt", "b.txt"]);
     expect(outcome.problems).toEqual(["rg: c.txt: permission denied"]);
+  });
+});
+
+describe("where a search under restricting rules runs", () => {
+  const available = { kind: "bubblewrap", available: true, program: "bwrap" } as const;
+  const unavailable = { kind: "bubblewrap", available: false, program: "bwrap", reason: "not here" } as const;
+  // A backend that answers one fixed path and records the requests it got.
+  const recording = (guard: SearchBackend["readableGuard"]) => {
+    const requests: SearchScope[] = [];
+    const backend: SearchBackend = {
+      name: "recording",
+      ...(guard ? { readableGuard: guard } : {}),
+      files: async (request) => (requests.push(request), { paths: ["from-backend.txt"], problems: [] }),
+      grep: () => Promise.reject(new Error("unused")),
+    };
+    return { backend, requests };
+  };
+  const setup = async (files: Record<string, string>, options: { readonly deny?: readonly string[]; readonly readScope?: "workspace" }) => {
+    const fs = createMemoryProvider({ files: { "/top/ws/a.txt": "a", ...files }, cwd: "/top/ws" });
+    const rules = await resolveSandbox(fs, sandboxPolicy({ mode: "workspace-write", workspace: "/top/ws", ...options }));
+    return { fs, rules };
+  };
+
+  test("a backend that keeps neither guard is not given the search: the engine over the provider answers", async () => {
+    const { fs, rules } = await setup({}, { readScope: "workspace" });
+    const { backend, requests } = recording(undefined);
+    expect((await guardSearch(backend, fs, rules, available).files({ cwd: "/top/ws" })).paths).toEqual(["a.txt"]);
+    expect(requests).toEqual([]);
+  });
+
+  test("a confinable backend gets a confinement of the readable roots when one is available, else the engine searches", async () => {
+    const { fs, rules } = await setup({ "/top/.git/HEAD": "ref", "/top/ws/secret.txt": "s" }, { readScope: "workspace", deny: ["/top/ws/secret.txt"] });
+    const { backend, requests } = recording("confinable");
+    expect((await guardSearch(backend, fs, rules, available).files({ cwd: "/top/ws" })).paths).toEqual(["from-backend.txt"]);
+    expect(requests[0]?.confine).toEqual({ program: "bwrap", roots: ["/top/ws"], masks: [{ path: "/top/ws/secret.txt", directory: false }], inRepository: true });
+    expect(requests[0]?.readable?.("/top/other")).toBe(false);
+    expect((await guardSearch(backend, fs, rules, unavailable).files({ cwd: "/top/ws" })).paths).toEqual(["a.txt"]);
+    expect((await guardSearch(backend, fs, rules, undefined).files({ cwd: "/top/ws" })).paths).toEqual(["a.txt"]);
+    expect(requests).toHaveLength(1);
+  });
+
+  test("a deny pattern only a walk can find, or ignore rules above the readable roots, send the search to the engine", async () => {
+    for (const [files, options] of [
+      [{}, { deny: ["*.pem"] }],
+      [{ "/top/.ignore": "a.txt\n" }, { readScope: "workspace" }],
+      [{ "/top/.git/info/exclude": "*.log\n" }, { readScope: "workspace" }],
+    ] as const) {
+      const { fs, rules } = await setup(files, options);
+      const { backend, requests } = recording("confinable");
+      await guardSearch(backend, fs, rules, available).files({ cwd: "/top/ws" });
+      expect(requests, JSON.stringify(files)).toEqual([]);
+    }
+    // A comment-only exclude file, as git init writes it, has no rules.
+    const { fs, rules } = await setup({ "/top/.git/info/exclude": "# git ls-files --others --exclude-from=.git/info/exclude\n" }, { readScope: "workspace" });
+    const { backend, requests } = recording("confinable");
+    await guardSearch(backend, fs, rules, available).files({ cwd: "/top/ws" });
+    expect(requests).toHaveLength(1);
+  });
+
+  test("the confined search's argv: the outermost roots, the program and its /proc/self/exe link, masks inside the roots, then ripgrep in the root", () => {
+    const view = {
+      roots: ["/ws/sub", "/ws", "/tmp/x"],
+      masks: [{ path: "/ws/.env", directory: false }, { path: "/ws/keys", directory: true }, { path: "/home/u/.ssh", directory: true }],
+      programs: ["/opt/rg/rg"],
+    };
+    expect(searchBubblewrapArgs(view, { command: "/opt/rg/rg", args: ["--files"], cwd: "/ws/sub" })).toEqual([
+      "--ro-bind", "/ws", "/ws", "--ro-bind", "/tmp/x", "/tmp/x",
+      "--ro-bind", "/opt/rg/rg", "/opt/rg/rg", "--symlink", "/opt/rg/rg", "/proc/self/exe",
+      "--ro-bind", "/dev/null", "/ws/.env", "--perms", "0000", "--tmpfs", "/ws/keys", "--remount-ro", "/ws/keys",
+      "--unshare-pid", "--die-with-parent", "--cap-drop", "ALL", "--chdir", "/ws/sub", "--", "/opt/rg/rg", "--files",
+    ]);
+    expect(searchBubblewrapArgs({ ...view, roots: undefined }, { command: "/opt/rg/rg" }).slice(0, 7)).toEqual(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]);
   });
 });

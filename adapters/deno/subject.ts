@@ -1,8 +1,8 @@
 // Test support: a conformance subject on a real temporary directory. Uses the Deno global directly, so it is
 // type-checked by `deno check`/`deno test` only (tsconfig.node.json leaves it out).
 import type { Probe, ProbeInfo, RaceHooks, RemoteWriter, Subject, WorkerJob } from "../../conformance/mod.ts";
-import { parentPath, resolvePath } from "../../core/mod.ts";
-import { createDenoProvider, createDenoSearchBackend } from "./mod.ts";
+import { detectBubblewrap, parentPath, resolvePath, type ShellConfinement } from "../../core/mod.ts";
+import { createDenoProcessRunner, createDenoProvider, createDenoSearchBackend } from "./mod.ts";
 
 const repo = new URL("../..", import.meta.url).pathname;
 // The swapper needs python3 with a libc that has renameat2; without them the swap case is skipped.
@@ -19,6 +19,9 @@ export interface DenoSubjectOptions {
   /** Passed to createDenoProvider: `false` keeps publication to path-based Deno.* calls. */
   readonly ffi?: boolean;
 }
+
+// Detected once, as a host does.
+let confinement: Promise<ShellConfinement> | undefined;
 
 /**
  * A fresh subject: an empty workspace and an outside directory under a new temporary directory, probed with
@@ -66,6 +69,7 @@ export async function createDenoSubject(options?: DenoSubjectOptions): Promise<S
     provider,
     probe: denoProbe(root, outside),
     search: createDenoSearchBackend(),
+    confinement: await (confinement ??= detectBubblewrap(createDenoProcessRunner())),
     races,
     async dispose() {
       for (const child of children) {

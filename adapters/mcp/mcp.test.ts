@@ -345,6 +345,9 @@ describe("sessions", () => {
     let aborted = false;
     const blocking: SearchBackend = {
       name: "blocking",
+      // It reads nothing, so it keeps the workspace read scope; without a guard the sandbox would search with
+      // the engine instead (note 0016).
+      readableGuard: "pinned",
       files: (request) =>
         new Promise((_resolve, reject) => {
           started();

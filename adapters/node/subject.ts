@@ -7,8 +7,8 @@ import process from "node:process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { Probe, ProbeInfo, RaceHooks, RemoteWriter, Subject, WorkerJob } from "../../conformance/mod.ts";
-import type { FileSystem } from "../../core/mod.ts";
-import { createNodeProvider, createNodeSearchBackend } from "./mod.ts";
+import { detectBubblewrap, type FileSystem, type ShellConfinement } from "../../core/mod.ts";
+import { createNodeProcessRunner, createNodeProvider, createNodeSearchBackend } from "./mod.ts";
 
 const repo = fileURLToPath(new URL("../..", import.meta.url));
 const swapScript = join(repo, "test/swap.py");
@@ -17,6 +17,8 @@ const workerScript = join(repo, "adapters/node/worker.ts");
 // swapper needs python3 with a libc that has renameat2, the writers tsx. Without them those cases are skipped.
 const canSwap = existsSync(swapScript) && spawnSync("python3", ["-c", "import ctypes; ctypes.CDLL(None).renameat2"]).status === 0;
 const canSpawn = existsSync(workerScript) && existsSync(join(repo, "node_modules/tsx"));
+// Detected once, as a host does.
+let confinement: Promise<ShellConfinement> | undefined;
 
 /**
  * A fresh subject: an empty workspace and an outside directory under a new temporary directory, searched by
@@ -57,6 +59,7 @@ export async function createNodeSubject(makeProvider?: (cwd: string) => FileSyst
     provider: make(root),
     probe: nodeProbe(root, outside),
     search: createNodeSearchBackend(),
+    confinement: await (confinement ??= detectBubblewrap(createNodeProcessRunner())),
     races,
     async dispose() {
       for (const child of children) child.kill("SIGKILL");

@@ -70,6 +70,53 @@ export function bubblewrapArgs(view: ConfinementView, command: ConfinedCommand):
   return args;
 }
 
+/** What a confined search may see: see `SearchConfinement` (core/search/backend.ts). */
+export interface SearchView {
+  /** The only paths bound (read-only); undefined binds the whole filesystem read-only. */
+  readonly roots: readonly string[] | undefined;
+  readonly masks: readonly { readonly path: string; readonly directory: boolean }[];
+  /** Files bound read-only at their own paths besides the roots: the program itself. */
+  readonly programs: readonly string[];
+}
+
+/**
+ * The bubblewrap arguments that run a trusted program (ripgrep) with `view` as its whole filesystem. Unlike
+ * the shell's view, a restricted one keeps no system directory, /dev, /proc or /tmp: the program is static
+ * and needs none, and each would be somewhere a folder swapped for a symlink mid-search could lead; the
+ * program itself is the one thing there besides the roots. Only
+ * the outermost roots are bound; a nested one adds nothing and could itself have been swapped.
+ */
+export function searchBubblewrapArgs(view: SearchView, command: ConfinedCommand): string[] {
+  const args: string[] = [];
+  let roots: string[] | undefined;
+  if (view.roots) {
+    roots = [];
+    for (const root of [...new Set(view.roots)].sort(byDepth)) if (!roots.some((outer) => within(outer, root))) roots.push(root);
+    for (const root of roots) args.push("--ro-bind", root, root);
+  } else {
+    args.push("--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
+  }
+  for (const program of view.programs) if (!roots?.some((root) => within(root, program))) args.push("--ro-bind", program, program);
+  // ripgrep's --sort=modified asks for its own executable's mtime through /proc/self/exe. A link is all it
+  // needs; a mounted /proc would be one more place (the program's own environment) a swap could lead to.
+  if (roots && view.programs[0] !== undefined) args.push("--symlink", view.programs[0], "/proc/self/exe");
+  for (const mask of [...view.masks].sort((a, b) => byDepth(a.path, b.path))) {
+    // A mask outside every root hides nothing that is there, and its mount point would have to be made.
+    if (roots && !roots.some((root) => within(root, mask.path))) continue;
+    if (mask.directory) args.push("--perms", "0000", "--tmpfs", mask.path, "--remount-ro", mask.path);
+    else args.push("--ro-bind", "/dev/null", mask.path);
+  }
+  // The pid namespace makes the search one unit that the runner's kill takes down whole.
+  args.push("--unshare-pid", "--die-with-parent", "--cap-drop", "ALL");
+  if (command.cwd !== undefined) args.push("--chdir", command.cwd);
+  args.push("--", command.command, ...(command.args ?? []));
+  return args;
+}
+
+function within(root: string, path: string): boolean {
+  return root === "/" || path === root || path.startsWith(`${root}/`);
+}
+
 function byDepth(a: string, b: string): number {
   const depth = (path: string) => (path === "/" ? 0 : path.split("/").length - 1);
   return depth(a) - depth(b) || (a < b ? -1 : a > b ? 1 : 0);

@@ -6,8 +6,8 @@
  *
  * @module
  */
-export { bubblewrapArgs, bubblewrapLaunch, confinedRunner, detectBubblewrap, SYSTEM_DIRECTORIES, unixSocketFilter } from "./bubblewrap.ts";
-export type { ConfinedCommand, ConfinementView, DetectBubblewrapOptions, ShellConfinement } from "./bubblewrap.ts";
+export { bubblewrapArgs, bubblewrapLaunch, confinedRunner, detectBubblewrap, searchBubblewrapArgs, SYSTEM_DIRECTORIES, unixSocketFilter } from "./bubblewrap.ts";
+export type { ConfinedCommand, ConfinementView, DetectBubblewrapOptions, SearchView, ShellConfinement } from "./bubblewrap.ts";
 export { BoundedCollector, HeadTailCollector } from "./collectors.ts";
 export type { BoundedCollectorOptions, HeadTailCollectorOptions } from "./collectors.ts";
 export { isProcessError, PROCESS_ERROR_CODES, ProcessError, spawnFailure } from "./errors.ts";

@@ -36,6 +36,12 @@ export interface SearchScope {
    * another folder's files. ripgrep cannot tell and ignores it; its caller filters results by path.
    */
   readonly readable?: (key: string) => boolean;
+  /**
+   * The same rules as `readable`, for a backend that runs another program (`readableGuard: "confinable"`):
+   * that program runs inside this OS confinement, which shows it nothing the rules hide, so a folder swapped
+   * for a symlink to the outside mid-search leads nowhere. Set by the sandbox's search guard, never by a tool.
+   */
+  readonly confine?: SearchConfinement;
   readonly signal?: AbortSignal;
   /** Stop and fail `SEARCH_ABORTED` after this many milliseconds. */
   readonly timeoutMs?: number;
@@ -45,6 +51,24 @@ export interface SearchScope {
    * search holds nothing and has no such limit unless the request sets one.
    */
   readonly maxOutputBytes?: number;
+}
+
+/**
+ * An OS confinement for one search (docs/notes/0016-confined-search.md): bubblewrap, showing the search only
+ * `roots` (or the whole filesystem), with `masks` hidden. Every path is canonical and absolute.
+ */
+export interface SearchConfinement {
+  /** The bubblewrap program, as `detectBubblewrap` found it. */
+  readonly program: string;
+  /** The only paths the search can reach, read-only; undefined for the whole filesystem. */
+  readonly roots: readonly string[] | undefined;
+  /** Hidden inside the confinement: a file reads as empty, a directory as empty and unreadable. */
+  readonly masks: readonly { readonly path: string; readonly directory: boolean }[];
+  /**
+   * A repository boundary lies above `roots` (an ancestor has `.git`), which the confined search cannot see:
+   * `.gitignore` files count without one (`--no-require-git`), as they would inside that repository.
+   */
+  readonly inRepository?: boolean;
 }
 
 /** `rg --files`: list the files a search would look at. */
@@ -147,6 +171,13 @@ export interface StreamOutcome {
 export interface SearchBackend {
   /** A short name for messages and test output, such as "ripgrep" or "engine". */
   readonly name: string;
+  /**
+   * How the backend keeps {@link SearchScope.readable} while another process swaps folders under it:
+   * `"pinned"`, it judges the canonical path of every folder it lists and file it reads, and reads exactly
+   * those (the engine); `"confinable"`, it honours {@link SearchScope.confine} (ripgrep). Absent: it keeps
+   * neither, and a search under restricting read rules is not given to it (the sandbox's guard uses the engine).
+   */
+  readonly readableGuard?: "pinned" | "confinable";
   files(request: FilesRequest): Promise<FilesResult>;
   grep(request: GrepRequest): Promise<GrepResult>;
   /** The paths of {@link files}, in the same order, as they are known. */

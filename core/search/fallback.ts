@@ -23,6 +23,10 @@ export function withFallback(primary: SearchBackend, fallback: SearchBackend): S
     get name() {
       return current.name;
     },
+    // The fallback takes over only when the primary could not start, so a guard both keep is kept.
+    get readableGuard() {
+      return primary.readableGuard && fallback.readableGuard ? current.readableGuard : undefined;
+    },
     files: (request) => attempt((backend) => backend.files(request)),
     grep: (request) => attempt((backend) => backend.grep(request)),
     // An unavailable backend fails before it delivers anything, so the fallback's stream starts clean.

@@ -16,6 +16,7 @@ export type {
   GrepSubmatch,
   ResultSink,
   SearchBackend,
+  SearchConfinement,
   SearchData,
   SearchScope,
   StreamOutcome,

@@ -3,6 +3,8 @@
 // after `--`); `--no-config` and an environment without RIPGREP_CONFIG_PATH keep a host configuration (which
 // could add `--pre=<program>`) out; ripgrep runs in the search root so anchored globs mean the same as in the
 // engine (research/rg-semantics.md §1.3, §8.1).
+import { isAbsolutePath } from "../fs/paths.ts";
+import { bubblewrapLaunch, searchBubblewrapArgs } from "../process/bubblewrap.ts";
 import { HeadTailCollector } from "../process/collectors.ts";
 import { isProcessError } from "../process/errors.ts";
 import type { OutputSink, ProcessRunner } from "../process/types.ts";
@@ -106,12 +108,13 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
     const stdout = new LineSink(maxOutputBytes, onLine, ready);
     const half = Math.floor(defaults.stderrMaxBytes / 2);
     const stderr = new HeadTailCollector({ headBytes: half, tailBytes: defaults.stderrMaxBytes - half });
+    const started = confined(request, binary, args);
     let result;
     try {
       result = await options.runner.run({
-        command: limit ? limit.shell : binary,
-        args: limit ? ["-c", LIMIT_SCRIPT, "toolfs-ripgrep", String(Math.max(1, Math.floor(limit.bytes / 1024))), binary, ...args] : args,
-        cwd: request.cwd,
+        command: limit ? limit.shell : started.command,
+        args: limit ? ["-c", LIMIT_SCRIPT, "toolfs-ripgrep", String(Math.max(1, Math.floor(limit.bytes / 1024))), started.command, ...started.args] : started.args,
+        cwd: started.cwd,
         env: { RIPGREP_CONFIG_PATH: undefined },
         stdout,
         stderr,
@@ -126,6 +129,16 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
     if (result.stopReason === "timeout") throw aborted(timeoutMs);
     if (result.stopReason === "abort" || request.signal?.aborted) throw aborted(undefined);
     const stderrText = stderr.text((omitted) => `\n(${omitted} bytes of ripgrep's messages left out)\n`).trim();
+    if (request.confine && stdout.empty && result.exitCode === 1 && CHDIR_FAILED.test(stderrText)) {
+      // The search root was swapped for a way out between the guard's judgement and bubblewrap's chdir: inside
+      // the confinement it leads nowhere, as the engine would report it.
+      return { exitCode: 0, stderr: "", stderrOmitted: 0, stopped: false, unreachableRoot: true };
+    }
+    if (request.confine && stdout.empty && result.exitCode === 1 && /^bwrap: /m.test(stderrText)) {
+      throw new SearchError("SEARCH_FAILED", `Search failed: ripgrep could not be started inside its confinement (${request.confine.program}).${quote(clip(stderrText))}`, {
+        details: { exitCode: result.exitCode, program: request.confine.program },
+      });
+    }
     // The consumer has what it wants; ripgrep was stopped for it, so its exit status says nothing.
     if (stdout.stopped) return { exitCode: 0, stderr: stderrText, stderrOmitted: stderr.omittedBytes, stopped: true };
     if (stdout.overflowed) {
@@ -181,6 +194,7 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
       return sink.push(restore(line));
     };
     const raw = await run(request, args, onLine, sink.ready?.bind(sink), whole);
+    if (raw.unreachableRoot) return { problems: [UNREACHABLE_ROOT], stopped: false };
     return raw.stopped ? { problems: problemLines(raw), stopped: true } : { problems: outcome(raw, printed), stopped: false };
   }
 
@@ -194,6 +208,7 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
       return sink.push(path === event.path ? event : { ...event, path });
     });
     const raw = await run(request, args, (line) => parser.line(line), sink.ready?.bind(sink), whole);
+    if (raw.unreachableRoot) return { problems: [UNREACHABLE_ROOT], stopped: false };
     if (raw.stopped) return { problems: problemLines(raw), stopped: true };
     const { searches } = parser.finish();
     // ripgrep exits 2 when, walking its cwd, no file passed the filters: an answer, not a failure.
@@ -204,6 +219,7 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
 
   return {
     name: "ripgrep",
+    readableGuard: "confinable",
     files: (request) => collectPaths((sink) => streamFiles(request, sink, true)),
     grep: (request) => collectMatches((sink) => streamGrep(request, sink, true)),
     streamFiles: (request, sink) => streamFiles(request, sink, false),
@@ -218,6 +234,35 @@ interface RawRun {
   readonly stderrOmitted: number;
   /** The consumer stopped the search. */
   readonly stopped: boolean;
+  /** Confined, the search root could not be entered: it led outside the confinement. */
+  readonly unreachableRoot?: true;
+}
+
+const CHDIR_FAILED = /^bwrap: Can't chdir to /m;
+const UNREACHABLE_ROOT = ".: not searched: it now leads where this search may not look";
+
+/**
+ * The program, arguments and cwd that start ripgrep: itself in the search root, or, under
+ * `request.confine`, bubblewrap started from `/` (through bash), which enters the root inside the confinement (outside
+ * it, the root could already lead elsewhere).
+ */
+function confined(request: SearchScope, binary: string, args: readonly string[]): { command: string; args: string[]; cwd: string } {
+  const confine = request.confine;
+  if (!confine) return { command: binary, args: [...args], cwd: request.cwd };
+  if (!isAbsolutePath(binary)) {
+    throw new SearchError(
+      "SEARCH_FAILED",
+      `Search failed: ripgrep (${binary}) cannot be confined, as its path is not absolute. Tell the user to configure ripgrep by its absolute path.`,
+      { details: { binary } },
+    );
+  }
+  // Above the confined roots ripgrep sees no repository, so .gitignore files would stop counting.
+  const flags = confine.inRepository ? [args[0] as string, "--no-require-git", ...args.slice(1)] : [...args];
+  const view = { roots: confine.roots, masks: confine.masks, programs: [binary] };
+  // Started as the confined shell is (bash, which closes inherited descriptors and execs bubblewrap), so a
+  // host that may run a confined bash (Deno: --allow-run=bash) may run a confined search.
+  const launch = bubblewrapLaunch(confine.program, searchBubblewrapArgs(view, { command: binary, args: flags, cwd: request.cwd }), true);
+  return { ...launch, cwd: "/" };
 }
 
 /**

@@ -80,7 +80,9 @@ export interface SandboxOptions {
   readonly network?: boolean;
   /**
    * How bash is confined by the operating system (see detectBubblewrap). Without an available one, bash is not
-   * offered under read-only or workspace-write, nor with a deny list or the workspace read scope.
+   * offered under read-only or workspace-write, nor with a deny list or the workspace read scope. Under the
+   * workspace read scope or a deny list, glob and grep on ripgrep run inside it too; without it they run on
+   * the engine (docs/notes/0016-confined-search.md).
    */
   readonly confinement?: ShellConfinement;
   /**
@@ -297,7 +299,7 @@ class ToolkitImpl implements Toolkit {
           roots: this.#roots,
           actor,
           fence: undefined,
-          access: rules && readAccess(this.#fs, rules),
+          access: rules && readAccess(this.#fs, rules, this.#sandbox?.confinement),
           ...(target ? { target } : {}),
         };
         if (!tool.mutates || !rules) return await this.#run(tool, toolArgs, call);

@@ -19,6 +19,7 @@ export function createEngineBackend(fs: FileSystem): SearchBackend {
     run(request, whole, (budget, problems) => searchTree(fs, request, budget, problems, sink));
   return {
     name: "engine",
+    readableGuard: "pinned",
     files: (request) => collectPaths((sink) => streamFiles(request, sink, true)),
     grep: (request) => collectMatches((sink) => streamGrep(request, sink, true)),
     streamFiles: (request, sink) => streamFiles(request, sink, false),
