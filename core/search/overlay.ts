@@ -26,6 +26,9 @@ export function createOverlaySearchBackend(overlay: OverlayFileSystem, base: Sea
     get name() {
       return base.name;
     },
+    // The base is searched with the request as given (its read rules or its confinement included), and the
+    // overlay's own files by the engine, whose reads are pinned: the split keeps whatever guard the base keeps.
+    ...(base.readableGuard ? { readableGuard: base.readableGuard } : {}),
     // Whole results are collected from the streams: one code path, so the two cannot differ.
     files: (request) => collectPaths((sink) => backend.streamFiles!(request, sink)),
     grep: (request) => collectMatches((sink) => backend.streamGrep!(request, sink)),
