@@ -1,5 +1,5 @@
 // `toolfs mcp --backend overlay` as a client starts it, under Node (the built bin) and Deno: edits stay out
-// of the files until the commit the client's user approves.
+// of the files until the commit the client's user approves; and --backend memory, whose copy the files never see.
 import { promises as fsp, readFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -48,6 +48,28 @@ describe.each(Object.entries(servers))("toolfs mcp --backend overlay on %s", (_,
       const commit = await client.callTool({ name: "commit", arguments: {} });
       expect(commit.structuredContent).toEqual({ committed: ["src/app.ts"], conflicts: [], pending: [] });
       expect(readFileSync(join(ws, "src/app.ts"), "utf8")).toBe("export const retries = 5;\n");
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("toolfs mcp --backend memory (the built bin)", () => {
+  test("the root is loaded into memory: edits and searches see the copy, the files on disk stay as they were", async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [cli, "mcp", "--root", ws, "--backend", "memory"], env: { PATH: process.env.PATH ?? "" }, stderr: "pipe" });
+    const client = new Client({ name: "memory-test", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(["read", "write", "edit", "glob", "grep"]);
+      const read = await client.callTool({ name: "read", arguments: { path: "src/app.ts" } });
+      expect(read.structuredContent).toMatchObject({ path: "src/app.ts", totalLines: 1 });
+      const edit = await client.callTool({ name: "edit", arguments: { path: "src/app.ts", old_string: "retries = 3", new_string: "retries = 5" } });
+      expect(edit.isError).toBeFalsy();
+      const grep = await client.callTool({ name: "grep", arguments: { pattern: "retries = 5" } });
+      expect(grep.structuredContent).toMatchObject({ files: [{ path: "src/app.ts" }] });
+      const glob = await client.callTool({ name: "glob", arguments: { pattern: "*.ts" } });
+      expect(glob.structuredContent).toMatchObject({ paths: ["src/app.ts"], total: 1 });
+      expect(readFileSync(join(ws, "src/app.ts"), "utf8")).toBe("export const retries = 3;\n");
     } finally {
       await client.close();
     }
