@@ -2,12 +2,13 @@
 // conformance suite registers and passes cases.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test } from "vitest";
 import { createNodeProcessRunner } from "../adapters/node/mod.ts";
 import { detectBubblewrap } from "../core/mod.ts";
+import { outsideTemp } from "./outside.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const readme = readFileSync(join(root, "README.md"), "utf8");
@@ -88,19 +89,24 @@ test("the README's sandboxed bash line lists the workspace and reports both writ
   expect(line).toBeDefined();
   const confinement = await detectBubblewrap(createNodeProcessRunner());
   if (!confinement.available) return context.skip(confinement.reason);
-  const outside = ["/etc/x", join(homedir(), "y")];
+  // A home outside the temp directories, which workspace-write leaves writable (a CI home may be in one).
+  const home = outsideTemp("toolfs-readme-home-");
+  if (!("path" in home)) return context.skip(home.reason);
+  const outside = ["/etc/x", join(home.path, "y")];
   // Were confinement broken, the command would create these: they must not exist before, and never after.
   expect(outside.filter((path) => existsSync(path))).toEqual([]);
   const workspace = mkdtempSync(join(tmpdir(), "toolfs-readme-"));
   try {
     writeFileSync(join(workspace, "listed.txt"), "x\n");
     const args = line!.slice("toolfs ".length).match(/'[^']*'|\S+/g)!.map((a) => a.replace(/^'|'$/g, ""));
-    const output = execFileSync(process.execPath, [join(root, "dist/cli.js"), ...args, "--root", workspace], { encoding: "utf8" });
+    const env = { ...process.env, HOME: home.path };
+    const output = execFileSync(process.execPath, [join(root, "dist/cli.js"), ...args, "--root", workspace], { encoding: "utf8", env });
     expect(output).toContain("touch: cannot touch '/etc/x': Read-only file system");
-    expect(output).toContain(`${join(homedir(), "y")}: Read-only file system`);
+    expect(output).toContain(`${join(home.path, "y")}: Read-only file system`);
     expect(output).toContain("listed.txt\n[exit code: 0]");
   } finally {
     for (const path of outside) rmSync(path, { force: true });
+    home.dispose();
     rmSync(workspace, { recursive: true, force: true });
   }
 });

@@ -1,11 +1,12 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { afterEach, beforeEach, describe, expect, onTestFinished, test } from "vitest";
 import { NdjsonPeer, nodeRuntime } from "../../test/acp-driver.ts";
+import { outsideTemp } from "../../test/outside.ts";
 import { createMemoryProvider, createMemoryVolume } from "../memory/mod.ts";
 import { detectBubblewrap } from "../../core/mod.ts";
 import { createNodeProcessRunner } from "../node/mod.ts";
@@ -433,11 +434,17 @@ describe("the toolfs executable", () => {
     const confinement = await detectBubblewrap(createNodeProcessRunner());
     if (!confinement.available) return context.skip(confinement.reason);
     writeFileSync(join(dir, "a.txt"), "a\n");
+    // A home outside the temp directories, which workspace-write leaves writable (a CI home may be in one).
+    const home = outsideTemp("toolfs-cli-home-");
+    if (!("path" in home)) return context.skip(home.reason);
+    onTestFinished(home.dispose);
     const marker = `toolfs-${Date.now()}-${process.pid}`;
-    const { stdout } = await run(process.execPath, [cli, "bash", JSON.stringify({ command: `touch /etc/${marker}; echo hi > ~/${marker}; ls` }), "--sandbox", "workspace-write", "--root", dir]);
+    const command = JSON.stringify({ command: `touch /etc/${marker}; echo hi > ~/${marker}; ls` });
+    const { stdout } = await run(process.execPath, [cli, "bash", command, "--sandbox", "workspace-write", "--root", dir], { env: { ...process.env, HOME: home.path } });
     expect(stdout).toContain(`touch: cannot touch '/etc/${marker}': Read-only file system`);
-    expect(stdout).toMatch(new RegExp(`/${marker}: Read-only file system`));
+    expect(stdout).toContain(`${home.path}/${marker}: Read-only file system`);
     expect(stdout).toContain("a.txt\n[exit code: 0]");
+    expect(existsSync(join(home.path, marker))).toBe(false);
   });
 
   test("a failing call exits 1", async () => {
