@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { createFileSystem, type FileSystem, type FsDirectory, type FsDriver } from "../core/mod.ts";
 import { createNodeDriver } from "../adapters/node/mod.ts";
+import { byPath } from "./path-driver.ts";
 
 /** Hooks run just before an operation of a read or a listing. */
 interface Hooks {
@@ -82,27 +83,6 @@ function withoutOpenFile(driver: FsDriver): FsDriver {
       return dir;
     },
   };
-}
-
-// The same operations by path, as reads and listings were made before they went through the opened folder:
-// the control that shows the cases below can fail.
-function byPath(driver: FsDriver): FsDriver {
-  const at = (path: string): FsDirectory => ({
-    currentPath: async () => fsp.realpath(path).catch(() => undefined),
-    stat: async () => (await driver.stat(path))!,
-    lstat: (n) => driver.lstat(join(path, n)),
-    openDirectory: async (n) => ((await driver.lstat(join(path, n)))?.type === "directory" ? at(join(path, n)) : undefined),
-    mkdir: async () => false,
-    createFile: async () => undefined,
-    readFile: async () => undefined,
-    rename: async () => undefined,
-    link: async () => false,
-    unlink: async () => false,
-    readdir: () => fsp.readdir(path),
-    close: async () => undefined,
-    openFile: (n) => driver.open(join(path, n)),
-  });
-  return { ...hooked(driver, {}), openDirectory: async (p) => at(p) };
 }
 
 describe.skipIf(!createNodeDriver().capabilities.pinnedPublication)("pinned reads on Node", () => {

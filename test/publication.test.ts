@@ -20,6 +20,7 @@ import { acquireLockFile, STALE_LOCK_MS, STALE_STAGED_MS, sweepDirectory } from 
 import { storageState } from "../core/fs/shared.ts";
 import { createMemoryDriver, createMemoryVolume } from "../adapters/memory/mod.ts";
 import { createNodeDriver } from "../adapters/node/mod.ts";
+import { byPath } from "./path-driver.ts";
 
 /** Hooks run just before a directory operation of the publication protocol. */
 interface Hooks {
@@ -65,34 +66,6 @@ function hooked(driver: FsDriver, hooks: Hooks): FsDriver {
     open: (p) => driver.open(p),
     openDirectory: async (p) => wrap(await driver.openDirectory(p)),
   };
-}
-
-// The same operations by path, as publication was done before directories were pinned: the control that
-// shows the cases below can fail.
-function byPath(driver: FsDriver): FsDriver {
-  const at = (path: string): FsDirectory => ({
-    currentPath: async () => fsp.realpath(path).catch(() => undefined),
-    stat: async () => (await driver.stat(path))!,
-    lstat: (n) => driver.lstat(join(path, n)),
-    openDirectory: async (n) => ((await driver.lstat(join(path, n)))?.type === "directory" ? at(join(path, n)) : undefined),
-    mkdir: async (n, mode) => fsp.mkdir(join(path, n), { mode }).then(() => true, () => false),
-    createFile: async (n, mode) => {
-      const handle = await fsp.open(join(path, n), "wx", mode);
-      return {
-        write: async (bytes) => (await handle.write(bytes)).bytesWritten,
-        sync: () => handle.sync(),
-        chmod: (m) => handle.chmod(m),
-        close: () => handle.close(),
-      };
-    },
-    readFile: async (n) => new Uint8Array(await fsp.readFile(join(path, n))),
-    rename: (a, b) => fsp.rename(join(path, a), join(path, b)),
-    link: (a, b) => fsp.link(join(path, a), join(path, b)).then(() => true, () => false),
-    unlink: (n) => fsp.unlink(join(path, n)).then(() => true, () => false),
-    readdir: () => fsp.readdir(path),
-    close: async () => undefined,
-  });
-  return { ...hooked(driver, {}), openDirectory: async (p) => at(p) };
 }
 
 describe.skipIf(!createNodeDriver().capabilities.pinnedPublication)("pinned publication on Node", () => {

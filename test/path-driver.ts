@@ -1,0 +1,45 @@
+// A driver whose folder operations all go by path, as publication and reads did before folders were pinned:
+// the control that shows a race case can fail. The tests that use it expect it to leak where the pinned
+// driver holds.
+import { promises as fsp } from "node:fs";
+import { join } from "node:path";
+import type { FsDirectory, FsDriver } from "../core/mod.ts";
+
+export function byPath(driver: FsDriver): FsDriver {
+  const at = (path: string): FsDirectory => ({
+    currentPath: async () => fsp.realpath(path).catch(() => undefined),
+    stat: async () => (await driver.stat(path))!,
+    lstat: (n) => driver.lstat(join(path, n)),
+    openDirectory: async (n) => ((await driver.lstat(join(path, n)))?.type === "directory" ? at(join(path, n)) : undefined),
+    mkdir: async (n, mode) => fsp.mkdir(join(path, n), { mode }).then(() => true, () => false),
+    createFile: async (n, mode) => {
+      const handle = await fsp.open(join(path, n), "wx", mode);
+      return {
+        write: async (bytes) => (await handle.write(bytes)).bytesWritten,
+        sync: () => handle.sync(),
+        chmod: (m) => handle.chmod(m),
+        close: () => handle.close(),
+      };
+    },
+    readFile: async (n) => new Uint8Array(await fsp.readFile(join(path, n))),
+    rename: (a, b) => fsp.rename(join(path, a), join(path, b)),
+    link: (a, b) => fsp.link(join(path, a), join(path, b)).then(() => true, () => false),
+    unlink: (n) => fsp.unlink(join(path, n)).then(() => true, () => false),
+    readdir: () => fsp.readdir(path),
+    close: async () => undefined,
+    openFile: (n) => driver.open(join(path, n)),
+  });
+  return {
+    capabilities: driver.capabilities,
+    storage: driver.storage,
+    ...(driver.processes ? { processes: driver.processes } : {}),
+    newFileMode: driver.newFileMode,
+    realpath: (p) => driver.realpath(p),
+    stat: (p) => driver.stat(p),
+    lstat: (p) => driver.lstat(p),
+    readlink: (p) => driver.readlink(p),
+    readdir: (p) => driver.readdir(p),
+    open: (p) => driver.open(p),
+    openDirectory: async (p) => at(p),
+  };
+}
