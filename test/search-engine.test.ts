@@ -224,3 +224,64 @@ describe("ripgrep's line buffer (rule R-B1)", () => {
     expect(result.files[0]?.lines).toHaveLength(2001);
   });
 });
+
+describe("reading ahead", () => {
+  // Reads held until eight are waiting (then let go, the last first) or, when fewer come, until a timer: the
+  // order in which they finish is the test's, and what is counted (reads and bytes at once) cannot depend on
+  // the machine, since the engine starts a read only when its allowance lets it.
+  function gated(fs: FileSystem, files: Files) {
+    const seen = { inFlight: 0, most: 0, bytes: 0, mostBytes: 0 };
+    const held: (() => void)[] = [];
+    const release = () => {
+      while (held.length > 0) held.pop()!();
+    };
+    const readBytes: FileSystem["readBytes"] = async (target, options) => {
+      const content = files[target.key.slice("/w/".length)]!;
+      const size = typeof content === "string" ? new TextEncoder().encode(content).length : content.length;
+      seen.inFlight++;
+      seen.bytes += size;
+      seen.most = Math.max(seen.most, seen.inFlight);
+      seen.mostBytes = Math.max(seen.mostBytes, seen.bytes);
+      await new Promise<void>((resolve) => {
+        held.push(resolve);
+        if (held.length === 8) release();
+        else setTimeout(release, 0);
+      });
+      seen.inFlight--;
+      seen.bytes -= size;
+      return fs.readBytes(target, options);
+    };
+    const wrapped = new Proxy(fs, {
+      get(target, key) {
+        if (key === "readBytes") return readBytes;
+        const value = Reflect.get(target, key, target) as unknown;
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    return { wrapped, seen };
+  }
+
+  test("several files are read ahead, yet matches come in walk order", async () => {
+    const files: Files = {};
+    for (let i = 0; i < 40; i++) files[`d/f${String(i).padStart(2, "0")}.txt`] = `needle ${i}\n`;
+    let probe: ReturnType<typeof gated> | undefined;
+    const search = engine(files, (fs) => (probe = gated(fs, files)).wrapped);
+    const result = await search.grep({ cwd: "/w", pattern: "needle" });
+    expect(result.files.map((f) => f.path)).toEqual(Object.keys(files).sort());
+    // Eight when nothing pauses the walk; a pause of the engine's (it yields every 25 ms of work) lets the
+    // held reads go sooner, so only the bounds are certain.
+    expect(probe!.seen.most).toBeGreaterThan(1);
+    expect(probe!.seen.most).toBeLessThanOrEqual(8);
+  });
+
+  test("what is read ahead stays within its byte allowance; a larger file is read alone", async () => {
+    const big = new Uint8Array(20 * 1024 * 1024).fill(0x61);
+    const files: Files = { "a/1.txt": big, "a/2.txt": big, "a/3.txt": "needle\n", "a/4.txt": big };
+    let probe: ReturnType<typeof gated> | undefined;
+    const search = engine(files, (fs) => (probe = gated(fs, files)).wrapped);
+    const result = await search.grep({ cwd: "/w", pattern: "needle" });
+    expect(result.files.map((f) => f.path)).toEqual(["a/3.txt"]);
+    expect(probe!.seen.mostBytes).toBeLessThanOrEqual(32 * 1024 * 1024);
+    expect(probe!.seen.mostBytes).toBeGreaterThanOrEqual(20 * 1024 * 1024);
+  });
+});

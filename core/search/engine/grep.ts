@@ -22,18 +22,55 @@ export async function searchTree(
   const regex = compileRegex(request.pattern);
   const mapped = await namedFilesMapped(fs, request, budget.signal);
   let searched = 0;
-  const search = async (file: WalkedFile) => {
-    searched++;
-    const found = await searchFile(fs, file, regex, budget, problems, mapped);
+  // Reading is waiting (a read through the seam is several system calls, each a round trip to the I/O
+  // threads), so a few files are read ahead of the one being matched, in walk order and within a byte
+  // allowance; they are matched, and their problems reported, one at a time in that order, as before.
+  const ahead: { readonly file: WalkedFile; readonly read: Promise<FileRead>; readonly size: number }[] = [];
+  let aheadBytes = 0;
+  const next = async () => {
+    const { file, read, size } = ahead.shift()!;
+    const got = await read;
+    aheadBytes -= size;
+    if ("problem" in got) {
+      problems.push(got.problem);
+      return;
+    }
+    const found = await searchBytes(file, got.bytes, regex, budget, mapped);
     if (!found) return;
     for (const line of found.lines) deliver(sink, { type: "line", path: found.path, line });
     deliver(sink, found.binaryOffset === undefined ? { type: "end", path: found.path } : { type: "end", path: found.path, binaryOffset: found.binaryOffset });
     await keepPace(sink);
   };
+  const search = async (file: WalkedFile) => {
+    searched++;
+    const size = Math.max(file.size, 0);
+    while (ahead.length > 0 && (ahead.length >= READ_AHEAD_FILES || aheadBytes + size > READ_AHEAD_BYTES)) await next();
+    const read = readForSearch(fs, file, budget);
+    // Awaited in turn by next(); until then a failure (an abort) must not count as unhandled.
+    read.catch(() => undefined);
+    ahead.push({ file, read, size });
+    aheadBytes += size;
+  };
   const { withheld } = await walk(fs, request, budget, problems, search, overrides);
+  while (ahead.length > 0) await next();
   // ripgrep says so (and exits 2) only when it chose the paths itself.
   const implicit = (request.paths?.length ?? 0) === 0;
   return implicit && searched === 0 && withheld === 0 ? { nothingSearched: true } : {};
+}
+
+// How far reading runs ahead of matching: files, and bytes (a larger file waits until it is read alone).
+const READ_AHEAD_FILES = 8;
+const READ_AHEAD_BYTES = 32 * 1024 * 1024;
+
+type FileRead = { readonly bytes: Uint8Array } | { readonly problem: string };
+
+async function readForSearch(fs: FileSystem, file: WalkedFile, budget: Budget): Promise<FileRead> {
+  try {
+    return { bytes: (await fs.readBytes(file.target, { maxBytes: Number.MAX_SAFE_INTEGER, signal: budget.signal })).bytes };
+  } catch (error) {
+    if (budget.signal?.aborted) throw error;
+    return { problem: `${file.path}: ${errorMessage(error)}` };
+  }
 }
 
 /** ripgrep's line buffer starts at this size; a NUL inside the first fill makes a file print nothing. */
@@ -54,22 +91,7 @@ async function namedFilesMapped(fs: FileSystem, request: GrepRequest, signal: Ab
   return true;
 }
 
-async function searchFile(
-  fs: FileSystem,
-  file: WalkedFile,
-  regex: LineRegex,
-  budget: Budget,
-  problems: string[],
-  mapped: boolean,
-): Promise<GrepFile | undefined> {
-  let bytes: Uint8Array;
-  try {
-    bytes = (await fs.readBytes(file.target, { maxBytes: Number.MAX_SAFE_INTEGER, signal: budget.signal })).bytes;
-  } catch (error) {
-    if (budget.signal?.aborted) throw error;
-    problems.push(`${file.path}: ${errorMessage(error)}`);
-    return undefined;
-  }
+async function searchBytes(file: WalkedFile, bytes: Uint8Array, regex: LineRegex, budget: Budget, mapped: boolean): Promise<GrepFile | undefined> {
   const { data: decoded, transcoded } = decodeForSearch(bytes);
   let data = decoded;
   const nul = data.indexOf(0);

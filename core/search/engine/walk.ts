@@ -13,6 +13,8 @@ export interface WalkedFile {
   readonly path: string;
   readonly target: FsTarget;
   readonly mtimeMs: number;
+  /** Bytes, as the listing or stat saw them (a hint for how much reading it ahead holds). */
+  readonly size: number;
   /** Named as a path argument: ripgrep searches such a file whatever the filters and binary rules say. */
   readonly explicit: boolean;
 }
@@ -98,7 +100,7 @@ class Walker {
       return;
     }
     if (info.type === "file") {
-      await this.#onFile({ path: spelled, target, mtimeMs: info.mtimeMs, explicit: true });
+      await this.#onFile({ path: spelled, target, mtimeMs: info.mtimeMs, size: info.size, explicit: true });
       return;
     }
     if (info.type !== "directory") return;
@@ -142,6 +144,7 @@ class Walker {
         continue;
       }
       let mtimeMs = entry.mtimeMs;
+      let size = entry.size;
       if (type === "symlink") {
         if (!this.#scope.follow) continue;
         const info = await this.#fs.stat(target, { signal }).catch(rethrowAbort(signal));
@@ -151,6 +154,7 @@ class Walker {
         }
         type = info.type;
         mtimeMs = info.mtimeMs;
+        size = info.size;
       }
       if (type !== "file" && type !== "directory") continue;
       const isDir = type === "directory";
@@ -165,7 +169,7 @@ class Walker {
         await this.#directory({ target, out, abs, level, chain: [...frame.chain, { key: target.key, out: this.#shown(out) }] });
       } else {
         this.#budget.check();
-        await this.#onFile({ path: out, target, mtimeMs, explicit: false });
+        await this.#onFile({ path: out, target, mtimeMs, size, explicit: false });
       }
     }
   }
