@@ -86,6 +86,24 @@ export const overlayGroup: ConformanceGroup = {
       },
     },
     {
+      name: "a loop of reads of the overlay's own files lets the event loop turn: a timer set meanwhile fires",
+      async run(subject) {
+        const { ov } = overlayOf(subject);
+        await put(ov, "own.txt", "o");
+        const target = await ov.resolve("own.txt");
+        // A writer waiting for a timer (a lock file's backoff) starved behind such a loop; no base call is under
+        // way here, so only the overlay's own turn-taking lets the timer run.
+        let fired = false;
+        setTimeout(() => (fired = true), 1);
+        let reads = 0;
+        while (!fired && reads < 200_000) {
+          await ov.readBytes(target, { maxBytes: 16 });
+          reads++;
+        }
+        assert(fired, `${reads} reads of the overlay's own file, and a 1 ms timer never fired`);
+      },
+    },
+    {
       name: "reads fall through to the base until a path is written; writes land in the overlay only; listings merge",
       async run(subject) {
         const { ov, base } = overlayOf(subject);

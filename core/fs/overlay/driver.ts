@@ -164,12 +164,17 @@ export class OverlayDriver implements FsDriver {
   }
 
   // An answer from the upper waits for no I/O, so a loop of reads of the overlay's own files never lets the
-  // event loop turn, and a writer waiting for the base's I/O meanwhile would starve. While some call to the
-  // base is under way (through any provider of this upper), every 64th such answer waits for the next turn
-  // (setTimeout is in every runtime core supports); otherwise nothing is waiting and nothing pauses.
+  // event loop turn, and a writer waiting meanwhile starves: for the base's I/O, or for a timer (a lock file
+  // held, waited for with backoff). Every 64th such answer waits for the next turn (setTimeout is in every
+  // runtime core supports) while some call to the base is under way, or when the upper has answered for
+  // 10 ms without a turn: a scheduling choice only, which answers nothing differently.
   async #pause(): Promise<void> {
     const traffic = trafficOf(this.upper);
-    if (traffic.pending > 0 && ++traffic.answered % 64 === 0) await new Promise<void>((resolve) => setTimeout(resolve, 0));
+    if (++traffic.answered % 64 !== 0) return;
+    const now = Date.now();
+    if (traffic.pending === 0 && now - traffic.turned < 10) return;
+    await new Promise<void>((resolve) => setTimeout(resolve, 0));
+    traffic.turned = Date.now();
   }
 
   async #baseLstat(path: string): Promise<FsPathInfo | undefined> {
@@ -335,11 +340,12 @@ class OverlayDirectory implements FsDirectory {
 }
 
 // Calls to the base under way, and answers given from the upper, per upper (shared by its providers).
-const traffics = new WeakMap<OverlayUpper, { pending: number; answered: number }>();
+// `turned`: when an answer last waited for a turn of the event loop.
+const traffics = new WeakMap<OverlayUpper, { pending: number; answered: number; turned: number }>();
 
-function trafficOf(upper: OverlayUpper): { pending: number; answered: number } {
+function trafficOf(upper: OverlayUpper): { pending: number; answered: number; turned: number } {
   let traffic = traffics.get(upper);
-  if (!traffic) traffics.set(upper, (traffic = { pending: 0, answered: 0 }));
+  if (!traffic) traffics.set(upper, (traffic = { pending: 0, answered: 0, turned: Date.now() }));
   return traffic;
 }
 
