@@ -48,7 +48,8 @@ function memorySwapper(volume: Volume, a: string, b: string): { stop(): Promise<
       // Windows of 0 to 210 quiet steps, in a fixed cycle, so that some writes complete between exchanges and
       // the others meet one at every step of publication.
       for (let quiet = (count * 31) % 211; quiet > 0 && running; quiet--) await Promise.resolve();
-      await (count % 100_000 === 0 ? new Promise((resolve) => setTimeout(resolve, 0)) : Promise.resolve());
+      // A turn of the event loop now and then, for a writer waiting for a timer (the overlay takes such turns).
+      await (count % 1_000 === 0 ? new Promise((resolve) => setTimeout(resolve, 0)) : Promise.resolve());
     }
     if (count % 2 === 1) exchange();
   })();

@@ -166,15 +166,13 @@ export class OverlayDriver implements FsDriver {
   // An answer from the upper waits for no I/O, so a loop of reads of the overlay's own files never lets the
   // event loop turn, and a writer waiting meanwhile starves: for the base's I/O, or for a timer (a lock file
   // held, waited for with backoff). Every 64th such answer waits for the next turn (setTimeout is in every
-  // runtime core supports) while some call to the base is under way, or when the upper has answered for
-  // 10 ms without a turn: a scheduling choice only, which answers nothing differently.
+  // runtime core supports) while some call to the base is under way, and every 4,096th in any case: counted,
+  // not timed, and a matter of scheduling only.
   async #pause(): Promise<void> {
     const traffic = trafficOf(this.upper);
-    if (++traffic.answered % 64 !== 0) return;
-    const now = Date.now();
-    if (traffic.pending === 0 && now - traffic.turned < 10) return;
+    const answered = ++traffic.answered;
+    if (answered % 64 !== 0 || (traffic.pending === 0 && answered % 4096 !== 0)) return;
     await new Promise<void>((resolve) => setTimeout(resolve, 0));
-    traffic.turned = Date.now();
   }
 
   async #baseLstat(path: string): Promise<FsPathInfo | undefined> {
@@ -340,12 +338,11 @@ class OverlayDirectory implements FsDirectory {
 }
 
 // Calls to the base under way, and answers given from the upper, per upper (shared by its providers).
-// `turned`: when an answer last waited for a turn of the event loop.
-const traffics = new WeakMap<OverlayUpper, { pending: number; answered: number; turned: number }>();
+const traffics = new WeakMap<OverlayUpper, { pending: number; answered: number }>();
 
-function trafficOf(upper: OverlayUpper): { pending: number; answered: number; turned: number } {
+function trafficOf(upper: OverlayUpper): { pending: number; answered: number } {
   let traffic = traffics.get(upper);
-  if (!traffic) traffics.set(upper, (traffic = { pending: 0, answered: 0, turned: Date.now() }));
+  if (!traffic) traffics.set(upper, (traffic = { pending: 0, answered: 0 }));
   return traffic;
 }
 
