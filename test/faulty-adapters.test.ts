@@ -8,6 +8,7 @@ import { createMemoryDriver, createMemoryVolume } from "../adapters/memory/mod.t
 import { createMemorySubject } from "../adapters/memory/subject.ts";
 import { createNodeDriver } from "../adapters/node/mod.ts";
 import { createNodeSubject } from "../adapters/node/subject.ts";
+import { bind } from "./drivers.ts";
 
 async function failingCases(createSubject: CreateSubject, groups?: string[]): Promise<{ total: number; failed: string[] }> {
   const cases: { name: string; fn: () => Promise<void> }[] = [];
@@ -85,22 +86,6 @@ function sizeOnlyToken(volume: Volume): FsDriver {
       const handle = await driver.open(path);
       return { ...handle, stat: async () => coarse(await handle.stat()) };
     },
-  };
-}
-
-function bind(driver: FsDriver): FsDriver {
-  return {
-    capabilities: driver.capabilities,
-    storage: driver.storage,
-    ...(driver.processes ? { processes: driver.processes } : {}),
-    newFileMode: driver.newFileMode,
-    realpath: (p) => driver.realpath(p),
-    stat: (p) => driver.stat(p),
-    lstat: (p) => driver.lstat(p),
-    readlink: (p) => driver.readlink(p),
-    readdir: (p) => driver.readdir(p),
-    open: (p) => driver.open(p),
-    openDirectory: (p) => driver.openDirectory(p),
   };
 }
 

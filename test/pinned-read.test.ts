@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { createFileSystem, type FileSystem, type FsDirectory, type FsDriver } from "../core/mod.ts";
 import { createNodeDriver } from "../adapters/node/mod.ts";
-import { byPath } from "./path-driver.ts";
+import { byPath } from "./drivers.ts";
 
 /** Hooks run just before an operation of a read or a listing. */
 interface Hooks {

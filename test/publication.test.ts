@@ -20,7 +20,7 @@ import { acquireLockFile, STALE_LOCK_MS, STALE_STAGED_MS, sweepDirectory } from 
 import { storageState } from "../core/fs/shared.ts";
 import { createMemoryDriver, createMemoryVolume } from "../adapters/memory/mod.ts";
 import { createNodeDriver } from "../adapters/node/mod.ts";
-import { byPath } from "./path-driver.ts";
+import { bind, byPath } from "./drivers.ts";
 
 /** Hooks run just before a directory operation of the publication protocol. */
 interface Hooks {
@@ -53,19 +53,7 @@ function hooked(driver: FsDriver, hooks: Hooks): FsDriver {
     readdir: () => dir.readdir(),
     close: () => dir.close(),
   });
-  return {
-    capabilities: driver.capabilities,
-    storage: driver.storage,
-    ...(driver.processes ? { processes: driver.processes } : {}),
-    newFileMode: driver.newFileMode,
-    realpath: (p) => driver.realpath(p),
-    stat: (p) => driver.stat(p),
-    lstat: (p) => driver.lstat(p),
-    readlink: (p) => driver.readlink(p),
-    readdir: (p) => driver.readdir(p),
-    open: (p) => driver.open(p),
-    openDirectory: async (p) => wrap(await driver.openDirectory(p)),
-  };
+  return { ...bind(driver), openDirectory: async (p) => wrap(await driver.openDirectory(p)) };
 }
 
 describe.skipIf(!createNodeDriver().capabilities.pinnedPublication)("pinned publication on Node", () => {

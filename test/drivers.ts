@@ -1,10 +1,30 @@
-// A driver whose folder operations all go by path, as publication and reads did before folders were pinned:
-// the control that shows a race case can fail. The tests that use it expect it to leak where the pinned
-// driver holds.
+// Driver wrappers for tests: a driver's own methods bound to it (to override some), and a driver whose folder
+// operations all go by path.
 import { promises as fsp } from "node:fs";
 import { join } from "node:path";
 import type { FsDirectory, FsDriver } from "../core/mod.ts";
 
+/** `driver` as a plain object of bound methods, ready to spread and override. */
+export function bind(driver: FsDriver): FsDriver {
+  return {
+    capabilities: driver.capabilities,
+    storage: driver.storage,
+    ...(driver.processes ? { processes: driver.processes } : {}),
+    newFileMode: driver.newFileMode,
+    realpath: (p) => driver.realpath(p),
+    stat: (p) => driver.stat(p),
+    lstat: (p) => driver.lstat(p),
+    readlink: (p) => driver.readlink(p),
+    readdir: (p) => driver.readdir(p),
+    open: (p) => driver.open(p),
+    openDirectory: (p) => driver.openDirectory(p),
+  };
+}
+
+/**
+ * Folder operations by path, as publication and reads were made before folders were pinned: the control that
+ * shows a race case can fail. The tests that use it expect it to leak where the pinned driver holds.
+ */
 export function byPath(driver: FsDriver): FsDriver {
   const at = (path: string): FsDirectory => ({
     currentPath: async () => fsp.realpath(path).catch(() => undefined),
@@ -29,17 +49,5 @@ export function byPath(driver: FsDriver): FsDriver {
     close: async () => undefined,
     openFile: (n) => driver.open(join(path, n)),
   });
-  return {
-    capabilities: driver.capabilities,
-    storage: driver.storage,
-    ...(driver.processes ? { processes: driver.processes } : {}),
-    newFileMode: driver.newFileMode,
-    realpath: (p) => driver.realpath(p),
-    stat: (p) => driver.stat(p),
-    lstat: (p) => driver.lstat(p),
-    readlink: (p) => driver.readlink(p),
-    readdir: (p) => driver.readdir(p),
-    open: (p) => driver.open(p),
-    openDirectory: async (p) => at(p),
-  };
+  return { ...bind(driver), openDirectory: async (p) => at(p) };
 }
