@@ -134,12 +134,12 @@ class Walker {
       let type = entry.type;
       let target = entry.target;
       const out = joinOut(frame.out, entry.name);
+      const abs = `${frame.abs === "/" ? "" : frame.abs}/${entry.name}`;
       // Judged on the canonical path the listing found (a symlink's target), which is what would be read, and
       // never read or listed. ripgrep, which cannot judge, would have searched what the filters select here and
       // its caller dropped it: counted, so "nothing was searched" is said only when ripgrep would say it too.
       if (this.#scope.readable && !this.#scope.readable(target.key)) {
         if (type === "symlink" && !this.#scope.follow) continue;
-        const abs = `${frame.abs === "/" ? "" : frame.abs}/${entry.name}`;
         if (this.#selected(out, abs, entry.name, type === "directory", level)) this.withheld++;
         continue;
       }
@@ -158,7 +158,6 @@ class Walker {
       }
       if (type !== "file" && type !== "directory") continue;
       const isDir = type === "directory";
-      const abs = `${frame.abs === "/" ? "" : frame.abs}/${entry.name}`;
       if (!this.#selected(out, abs, entry.name, isDir, level)) continue;
       if (isDir) {
         const ancestor = frame.chain.find((c) => c.key === target.key);
