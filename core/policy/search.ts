@@ -13,7 +13,7 @@ import type { ShellConfinement } from "../process/bubblewrap.ts";
 import type { FilesRequest, GrepEvent, GrepRequest, ResultSink, SearchBackend, SearchConfinement, SearchScope } from "../search/backend.ts";
 import { createEngineBackend } from "../search/engine/backend.ts";
 import { ancestorLevels } from "../search/engine/ignore.ts";
-import { streamMatches, streamPaths } from "../search/stream.ts";
+import { filteredSink, streamMatches, streamPaths } from "../search/stream.ts";
 import { checkReadable, readableFilter, type SandboxRules } from "./sandbox.ts";
 
 /**
@@ -45,11 +45,6 @@ export function guardSearch(backend: SearchBackend, fs: FileSystem, rules: Sandb
     const path = /^(?:rg: )?(.+?): /.exec(line)?.[1];
     return path === undefined || visible(resolvePath(cwd, path));
   });
-  // A sink that passes on only what the rules let through; backpressure and "stop" pass through unchanged.
-  const only = <T>(sink: ResultSink<T>, keep: (item: T) => boolean): ResultSink<T> => ({
-    push: (item) => (keep(item) ? sink.push(item) : undefined),
-    ...(sink.ready ? { ready: () => sink.ready!() } : {}),
-  });
   // Both judgements: the backend's on the canonical path it reads (or the confinement's), this one's on the
   // path shown.
   return {
@@ -60,13 +55,13 @@ export function guardSearch(backend: SearchBackend, fs: FileSystem, rules: Sandb
     async streamFiles(request: FilesRequest, sink: ResultSink<string>) {
       roots(request);
       const chosen = await choose(request);
-      const outcome = await streamPaths(chosen.runner, chosen.request, only(sink, (path) => visible(resolvePath(request.cwd, path))));
+      const outcome = await streamPaths(chosen.runner, chosen.request, filteredSink(sink, (path) => visible(resolvePath(request.cwd, path))));
       return { ...outcome, problems: problems(request.cwd, outcome.problems) };
     },
     async streamGrep(request: GrepRequest, sink: ResultSink<GrepEvent>) {
       roots(request);
       const chosen = await choose(request);
-      const outcome = await streamMatches(chosen.runner, chosen.request, only(sink, (event) => visible(resolvePath(request.cwd, event.path))));
+      const outcome = await streamMatches(chosen.runner, chosen.request, filteredSink(sink, (event) => visible(resolvePath(request.cwd, event.path))));
       return { ...outcome, problems: problems(request.cwd, outcome.problems) };
     },
     async files(request: FilesRequest) {

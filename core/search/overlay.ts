@@ -6,7 +6,7 @@ import type { OverlayFileSystem } from "../fs/overlay/mod.ts";
 import type { FileSystem, FsDirEntry, FsTarget, FsTargetKey } from "../fs/types.ts";
 import { FsError } from "../fs/errors.ts";
 import type { FilesRequest, GrepEvent, GrepRequest, ResultSink, SearchBackend, SearchScope, StreamOutcome } from "./backend.ts";
-import { collectMatches, collectPaths, streamMatches, streamPaths } from "./stream.ts";
+import { collectMatches, collectPaths, filteredSink, streamMatches, streamPaths } from "./stream.ts";
 import { createEngineBackend } from "./engine/mod.ts";
 import { comparePaths } from "./engine/files.ts";
 
@@ -48,7 +48,7 @@ export function createOverlaySearchBackend(overlay: OverlayFileSystem, base: Sea
           throw error;
         });
       const added = fromUpper.paths.filter((path) => upper.has(key(path)));
-      const fromBase = (out: ResultSink<string>) => streamPaths(base, request, { ...passing(out), push: (path) => (upper.has(key(path)) ? undefined : out.push(path)) });
+      const fromBase = (out: ResultSink<string>) => streamPaths(base, request, filteredSink(out, (path) => !upper.has(key(path))));
       const problems = (outcome: StreamOutcome) => [...outcome.problems, ...fromUpper.problems];
       if (sort?.by === "modified") {
         // Each of the overlay's files goes where its mtime puts it among the base's, found by binary search.
@@ -86,7 +86,7 @@ export function createOverlaySearchBackend(overlay: OverlayFileSystem, base: Sea
       const upper = upperKeys(overlay);
       const key = keyIn(request.cwd);
       // ripgrep's file order is unspecified (parallel threads); the base's come first.
-      const only = (held: boolean): ResultSink<GrepEvent> => ({ ...passing(sink), push: (event) => (upper.has(key(event.path)) === held ? sink.push(event) : undefined) });
+      const only = (held: boolean) => filteredSink(sink, (event: GrepEvent) => upper.has(key(event.path)) === held);
       const fromBase = await streamMatches(base, request, only(false));
       if (fromBase.stopped) return fromBase;
       const fromUpper = await streamMatches(createEngineBackend(sparseView(overlay, !request.noIgnore)), request, only(true));

@@ -29,6 +29,14 @@ export async function streamMatches(backend: SearchBackend, request: GrepRequest
   return result.nothingSearched ? { ...outcome, nothingSearched: true } : outcome;
 }
 
+/** `sink` passing on only the items `keep` accepts; backpressure and "stop" pass through unchanged. */
+export function filteredSink<T>(sink: ResultSink<T>, keep: (item: T) => boolean): ResultSink<T> {
+  return {
+    push: (item) => (keep(item) ? sink.push(item) : undefined),
+    ...(sink.ready ? { ready: () => sink.ready!() } : {}),
+  };
+}
+
 /** A whole files result from a stream of its paths. */
 export async function collectPaths(stream: (sink: ResultSink<string>) => Promise<StreamOutcome>): Promise<FilesResult> {
   const paths: string[] = [];
