@@ -1,6 +1,6 @@
 // What `npm test` counts: the runners' reports and exit statuses in, counts and the summary out.
 import { describe, expect, test } from "vitest";
-import { denoTally, stepTally, summarize, vitestTally } from "./test-report.ts";
+import { denoTally, slowestTests, stepTally, summarize, vitestTally } from "./test-report.ts";
 
 const ok = { code: 0 };
 const failedExit = { code: 1 };
@@ -146,5 +146,31 @@ describe("the summary", () => {
     expect(summarize([stepTally("tsc", ok)]).ok).toBe(true);
     expect(summarize([]).ok).toBe(false);
     expect(summarize([]).lines.at(-1)).toBe("0 passed, 0 failed, 0 skipped");
+  });
+});
+
+describe("the slowest tests", () => {
+  test("come from both reports, slowest first, named by file and test", () => {
+    const vitest = JSON.stringify({
+      testResults: [
+        {
+          name: "/work/clone/adapters/node/confine.test.ts",
+          assertionResults: [
+            { fullName: "confine a", duration: 1500 },
+            { fullName: "confine b", duration: 12 },
+            { fullName: "not run", status: "skipped" },
+          ],
+        },
+      ],
+    });
+    const deno = denoReport.replace('name="fails" classname="./a_test.ts" time="0.001"', 'name="fails" classname="./a_test.ts" time="2.250"');
+    expect(slowestTests(vitest, deno, 2)).toEqual([
+      { runner: "deno test", name: "./a_test.ts > fails", ms: 2250 },
+      { runner: "vitest", name: "adapters/node/confine.test.ts > confine a", ms: 1500 },
+    ]);
+  });
+
+  test("an unreadable report contributes nothing rather than failing the summary", () => {
+    expect(slowestTests("{not json", undefined, 5)).toEqual([]);
   });
 });

@@ -72,6 +72,7 @@ interface VitestAssertion {
   readonly fullName?: unknown;
   readonly title?: unknown;
   readonly status?: unknown;
+  readonly duration?: unknown;
 }
 
 interface VitestFile {
@@ -157,6 +158,36 @@ function junitCounts(report: string | undefined): Counts | string {
     return `wrote a JUnit report whose totals (tests=${declared.tests}, failures=${declared.failures}, errors=${declared.errors}) disagree with its ${total} test cases (${failed} failed)`;
   }
   return { passed, failed, skips, problems: [] };
+}
+
+/** One test's duration, for the log's list of the slowest. */
+export interface TimedTest {
+  readonly runner: "vitest" | "deno test";
+  readonly name: string;
+  readonly ms: number;
+}
+
+/** The `count` slowest tests of both reports, slowest first; unreadable reports contribute nothing. */
+export function slowestTests(vitestReport: string | undefined, junitReport: string | undefined, count: number): TimedTest[] {
+  const timed: TimedTest[] = [];
+  try {
+    const json = JSON.parse(vitestReport ?? "null") as { testResults?: VitestFile[] } | null;
+    for (const file of json?.testResults ?? []) {
+      const where = typeof file?.name === "string" ? file.name.replace(/^.*?\/(?=(adapters|core|conformance|test|scripts)\/)/, "") : "?";
+      for (const test of Array.isArray(file?.assertionResults) ? (file.assertionResults as VitestAssertion[]) : []) {
+        if (typeof test?.duration === "number") timed.push({ runner: "vitest", name: `${where} > ${String(test.fullName ?? test.title)}`, ms: test.duration });
+      }
+    }
+  } catch {
+    // The tally reports an unreadable report; the timing list just goes without it.
+  }
+  const cases = /<testcase\b([^>]*?)(\/>|>)/g;
+  for (const match of (junitReport ?? "").matchAll(cases)) {
+    const attrs = attributes(match[1]!);
+    const seconds = Number(attrs.time);
+    if (Number.isFinite(seconds)) timed.push({ runner: "deno test", name: `${attrs.classname ?? "?"} > ${attrs.name ?? "?"}`, ms: seconds * 1000 });
+  }
+  return timed.sort((a, b) => b.ms - a.ms).slice(0, count);
 }
 
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'" };

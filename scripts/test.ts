@@ -1,41 +1,78 @@
 // The project's one test command (`npm test`, also what .ci/run runs): type checks, the build (skipped when
-// dist/ is already what the sources build to), vitest, deno test, then a summary whose last line is
-// `N passed, N failed, N skipped`, with the skipped tests and any failure outside a test listed above it.
-// Counts come from each runner's machine-readable report; scripts/test-report.ts turns reports and exit
-// statuses into counts, and a step that cannot be counted is a failure with its reason.
+// dist/ is already what the sources build to), vitest and deno test, then a summary whose last line is
+// `N passed, N failed, N skipped`, with the skipped tests, any failure outside a test, each step's time and
+// the slowest tests listed above it. Counts come from each runner's machine-readable report;
+// scripts/test-report.ts turns reports and exit statuses into counts, and a step that cannot be counted is a
+// failure with its reason.
+//
+// Independent steps run side by side (docs/notes/0011): the three type checks, then vitest beside deno test.
+// Vitest keeps the terminal; a step that runs beside it writes to a log under .tmp/ that is printed whole when
+// it ends, so no two steps' lines interleave. TOOLFS_TEST_SERIAL=1 runs every step alone, in order.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { denoTally, type StepExit, stepTally, summarize, type Tally, vitestTally } from "./test-report.ts";
+import { denoTally, slowestTests, type StepExit, stepTally, summarize, type Tally, type TimedTest, vitestTally } from "./test-report.ts";
 
 const root = join(import.meta.dirname, "..");
 const scratch = join(root, ".tmp");
 const bin = (name: string) => join(root, "node_modules", ".bin", name);
 
-function run(command: string, args: string[], env: Record<string, string> = {}): Promise<StepExit> {
-  return new Promise((resolve) => {
-    console.log(`\n$ ${[command, ...args].map((a) => (a.includes(" ") ? JSON.stringify(a) : a)).join(" ")}`);
+const serial = process.env.TOOLFS_TEST_SERIAL === "1";
+const times: { step: string; seconds: number }[] = [];
+
+/**
+ * Runs one step. With `log`, its output goes to that file and is printed whole when it ends (for a step
+ * running beside another); without, it writes to the terminal as it goes.
+ */
+async function run(step: string, command: string, args: string[], options: { env?: Record<string, string>; log?: string } = {}): Promise<StepExit> {
+  const shown = `$ ${[command, ...args].map((a) => (a.includes(" ") ? JSON.stringify(a) : a)).join(" ")}`;
+  if (options.log === undefined) console.log(`\n${shown}`);
+  const started = performance.now();
+  const exit = await new Promise<StepExit>((resolve) => {
+    const out = options.log === undefined ? undefined : createWriteStream(options.log);
     let child;
     try {
-      child = spawn(command, args, { cwd: root, stdio: ["ignore", "inherit", "inherit"], env: { ...process.env, ...env } });
+      child = spawn(command, args, { cwd: root, stdio: ["ignore", out ? "pipe" : "inherit", out ? "pipe" : "inherit"], env: { ...process.env, ...options.env } });
     } catch (error) {
+      out?.end();
       resolve({ code: null, startError: (error as Error).message });
       return;
     }
+    child.stdout?.pipe(out!, { end: false });
+    child.stderr?.pipe(out!, { end: false });
     let startError: string | undefined;
     child.on("error", (error) => {
       startError = error.message;
     });
-    child.on("close", (code, signal) => resolve({ code: startError === undefined ? code : null, signal, ...(startError === undefined ? {} : { startError }) }));
+    child.on("close", (code, signal) => {
+      const exit = { code: startError === undefined ? code : null, signal, ...(startError === undefined ? {} : { startError }) };
+      if (out === undefined) resolve(exit);
+      else out.end(() => resolve(exit));
+    });
   });
+  times.push({ step, seconds: (performance.now() - started) / 1000 });
+  if (options.log !== undefined) console.log(`\n${shown}\n${readReport(options.log) ?? ""}`);
+  return exit;
+}
+
+/** Runs steps side by side (each but the first into its own log), or one after another when serial. */
+async function together<T>(steps: ((log: string | undefined) => Promise<T>)[], logs: string[]): Promise<T[]> {
+  if (serial) {
+    const results: T[] = [];
+    for (const step of steps) results.push(await step(undefined));
+    return results;
+  }
+  return Promise.all(steps.map((step, i) => step(i === 0 ? undefined : join(scratch, logs[i]!))));
 }
 
 const readReport = (path: string) => (existsSync(path) ? readFileSync(path, "utf8") : undefined);
 
-async function vitest(): Promise<Tally> {
-  const report = join(scratch, "vitest.json");
-  const exit = await run(bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`]);
-  return vitestTally(readReport(report), exit);
+const vitestReport = join(scratch, "vitest.json");
+const denoReport = join(scratch, "deno.xml");
+
+async function vitest(log: string | undefined): Promise<Tally> {
+  const exit = await run("vitest", bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestReport}`], { log });
+  return vitestTally(readReport(vitestReport), exit);
 }
 
 // Least permissions that work: memfs asks for the uid and gid; the probe's Deno.symlink refuses
@@ -46,14 +83,14 @@ async function vitest(): Promise<Tally> {
 // tests, so Deno needs no grant of its own for it), and those listen on 127.0.0.1 to show the sandbox has no
 // network. The race group starts python3 (test/swap.py) and Deno itself (its writers); --allow-ffi lets the
 // Deno adapter publish through libc's openat family (docs/notes/0009); sh sets ripgrep's memory limit.
-async function denoTest(): Promise<Tally> {
+async function denoTest(log: string | undefined): Promise<Tally> {
   const rgPath = await import("@vscode/ripgrep").then(
     (module) => module.rgPath,
     () => undefined,
   );
-  const report = join(scratch, "deno.xml");
   const programs = [rgPath, "setsid", "kill", "ps", "bash", "sh", "python3", realpathSync(bin("deno"))].filter((name) => name !== undefined).join(",");
   const exit = await run(
+    "deno test",
     bin("deno"),
     [
       "test",
@@ -64,21 +101,19 @@ async function denoTest(): Promise<Tally> {
       `--allow-run=${programs}`,
       "--allow-ffi",
       "--allow-net=127.0.0.1",
-      `--junit-path=${report}`,
+      `--junit-path=${denoReport}`,
     ],
-    { NO_COLOR: "1" },
+    { env: { NO_COLOR: "1" }, log },
   );
-  return denoTally(readReport(report), exit);
+  return denoTally(readReport(denoReport), exit);
 }
 
-const step = async (name: string, command: string, args: string[]) => stepTally(name, await run(command, args));
+const step = (name: string, command: string, args: string[]) => async (log: string | undefined) =>
+  stepTally(name, await run(name, command, args, { log }));
 
 rmSync(scratch, { recursive: true, force: true });
 mkdirSync(scratch, { recursive: true });
 
-const tallies: Tally[] = [];
-tallies.push(await step("tsc (core, conformance, fixtures)", bin("tsc"), ["-p", "tsconfig.json"]));
-tallies.push(await step("tsc (node side)", bin("tsc"), ["-p", "tsconfig.node.json"]));
 const denoChecked = [
   "core/mod.ts",
   "conformance/mod.ts",
@@ -88,12 +123,24 @@ const denoChecked = [
   "adapters/acp/mod.ts",
   "adapters/cli/main_deno.ts",
 ];
-tallies.push(await step("deno check", bin("deno"), ["check", ...denoChecked]));
+const tallies: Tally[] = [];
+tallies.push(
+  ...(await together(
+    [
+      step("tsc (core, conformance, fixtures)", bin("tsc"), ["-p", "tsconfig.json"]),
+      step("tsc (node side)", bin("tsc"), ["-p", "tsconfig.node.json"]),
+      step("deno check", bin("deno"), ["check", ...denoChecked]),
+    ],
+    ["", "tsc-node.log", "deno-check.log"],
+  )),
+);
 // Built once here (or by `npm ci` before): no test builds, so none can empty dist/ under another.
-tallies.push(await step("build", process.execPath, ["--import", "tsx", join(root, "scripts/build.ts"), "--if-changed"]));
-tallies.push(await vitest());
-tallies.push(await denoTest());
+tallies.push(await step("build", process.execPath, ["--import", "tsx", join(root, "scripts/build.ts"), "--if-changed"])(undefined));
+tallies.push(...(await together([vitest, denoTest], ["", "deno-test.log"])));
 
+const slow: TimedTest[] = slowestTests(readReport(vitestReport), readReport(denoReport), 15);
+console.log(`\nTime per step: ${times.map((t) => `${t.step} ${t.seconds.toFixed(0)} s`).join(", ")}`);
+console.log(`Slowest tests:\n${slow.map((t) => `  ${(t.ms / 1000).toFixed(1).padStart(6)} s  ${t.runner}: ${t.name}`).join("\n")}`);
 const { lines, ok } = summarize(tallies);
 console.log(`\n${lines.join("\n")}`);
 process.exit(ok ? 0 : 1);

@@ -124,4 +124,4 @@ test("the README's node:test binding runs the suite", () => {
   const output = runModule(source.replace("createMySubject);", 'createMySubject, { groups: ["resolve"] });'), "readme-binding.ts");
   expect(output).toMatch(/# pass 1\d\b/);
   expect(output).toMatch(/# fail 0\b/);
-}, 60_000);
+}, 180_000);

@@ -82,7 +82,7 @@ describe.each([
     await agent.peer.close();
     expect(await agent.exit).toBe(0);
     expect(agent.stderr()).toContain("toolfs acp: the message is");
-  }, 60_000);
+  }, 180_000);
 
   test.for(["openai", "anthropic"] as const)("runs the scenario through the %s driver against the fake server: the pinned transcript, plus usage", async (protocol) => {
     const script = JSON.parse(readFileSync(scenarioScript, "utf8")) as { turns: FakeTurn[] };
@@ -259,7 +259,7 @@ test("the scenario README's commands print GLOB_SAMPLED, run as printed (the age
   }
   expect(outputs[0]).toContain(`glob-sampling: wrote 8 files with pinned modification times under ${dir}`);
   expect(outputs[1]).toBe("GLOB_SAMPLED\n");
-}, 60_000);
+}, 180_000);
 
 test("the coding scenario README's commands print the model's final text, run as printed (the agent started from dist/cli.js)", async () => {
   const readme = readFileSync(join(codingDir, "README.md"), "utf8");
@@ -296,4 +296,4 @@ test("the coding scenario README's commands print the model's final text, run as
     // The fake's process group: npm, the shell it starts and tsx's node.
     process.kill(-server.pid!, "SIGTERM");
   }
-}, 90_000);
+}, 180_000);
