@@ -67,11 +67,20 @@ export function beginSpill(store: SpillStore, request: SpillStart): SpillWriter 
 const HINT = "page it with read (offset, limit) or search it with grep";
 
 /**
+ * The folder a host gives {@link createFsSpillStore} inside a temp directory: one per user
+ * (`toolfs-spill-<uid>`), so no other user's folder of the same name is ever a candidate.
+ */
+export function spillDirectoryIn(temp: string, uid: number | undefined): string {
+  return joinPath(temp, uid === undefined ? "toolfs-spill" : `toolfs-spill-${uid}`);
+}
+
+/**
  * A store that writes each result as a new file in `directory` through the FileSystem seam, so `read` (with
  * offset and limit) and `grep` can page it on every backend. Files are never replaced (each name is new) and
  * never deleted by the store: the host owns the directory's lifetime. Files are created 0600 and a missing
- * directory 0700; saving into an existing directory that other users can write to fails (the result is then
- * reported as not saved). A streamed spill is staged as it is written and published atomically by `finish`.
+ * directory 0700; saving into an existing directory that another user owns, or that other users can write
+ * to, fails (the result is then reported as not saved, with the reason). A streamed spill is staged as it is
+ * written and published atomically by `finish`.
  */
 export function createFsSpillStore(fs: FileSystem, directory: string): SpillStore {
   const dir = resolvePath(fs.cwd, directory);
@@ -82,7 +91,7 @@ export function createFsSpillStore(fs: FileSystem, directory: string): SpillStor
     const name = `${tool}-${session}-${counter}-${randomSuffix()}.txt`;
     const target = await fs.resolve(joinPath(dir, name), { signal });
     // A scratch artifact: published atomically, but not worth an fsync on the model's critical path. It may
-    // copy lines of files only this user can read, so it is owner-only, in a folder others cannot write to.
+    // copy lines of files only this user can read, so it is owner-only, in a folder only this user controls.
     await fs.write(target, data, { guard: { kind: "createIfAbsent" }, signal, durable: false, private: true });
     return { locator: target.displayPath, hint: HINT };
   };
