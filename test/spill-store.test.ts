@@ -2,7 +2,7 @@
 // another local user who made the folder first, could choose where spills go or rewrite them. These run the
 // attacks as the issue describes them: a real bash under the sandbox swapping the folder for a symlink, and a
 // folder pre-created and given to another user (`nobody`; that part needs root to give a folder away).
-import { chmod, chown, mkdir, mkdtemp, readdir, realpath, rm, writeFile } from "node:fs/promises";
+import { chmod, chown, lstat, mkdir, mkdtemp, readdir, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
@@ -44,6 +44,42 @@ async function scene(options: { sandboxed: boolean }): Promise<Scene> {
   });
   return { temp, outside, spill, kit };
 }
+
+const bwrap = confinement.available ? undefined : `bubblewrap is unavailable: ${confinement.reason}`;
+
+describe.skipIf(bwrap !== undefined)("the sandboxed shell cannot redirect spills (issue 18, item 3)", () => {
+  test("a folder made at start is read-only to bash: `rm -rf` and `ln -s` fail, the next spill lands in it", async () => {
+    const { outside, spill, kit } = await scene({ sandboxed: true });
+    // As the hosts do at start.
+    await mkdir(spill, { mode: 0o700 });
+    const swap = await kit.call("bash", { command: `rm -rf ${JSON.stringify(spill)}; ln -s ${JSON.stringify(outside)} ${JSON.stringify(spill)}` });
+    const grep = await kit.call("grep", { pattern: "hit" });
+    expect(await readdir(outside)).toEqual([]);
+    expect((await lstat(spill)).isDirectory()).toBe(true);
+    expect(swap.content).toMatch(/Device or resource busy|Read-only file system/);
+    expect(grep.content).toContain(`All 300 matches are in ${spill}/grep-`);
+    expect(await readdir(spill)).toHaveLength(1);
+  }, 60_000);
+
+  test("a symlink bash put where no folder was yet gets no spill, and the footer says why", async () => {
+    const { outside, spill, kit } = await scene({ sandboxed: true });
+    const swap = await kit.call("bash", { command: `ln -s ${JSON.stringify(outside)} ${JSON.stringify(spill)} && echo swapped` });
+    expect(swap.content).toContain("swapped");
+    const grep = await kit.call("grep", { pattern: "hit" });
+    expect(await readdir(outside)).toEqual([]);
+    expect(grep.content).toMatch(/\(The complete list could not be saved: the spill folder "[^"]+" leads elsewhere \("[^"]+\/outside"\): it was replaced by a symbolic link or moved; narrow pattern/);
+    expect(grep.content).not.toContain(`matches are in ${spill}`);
+    expect(grep.meta.spill).toBeUndefined();
+  }, 60_000);
+
+  test("write and edit cannot reach into the spill folder either", async () => {
+    const { spill, kit } = await scene({ sandboxed: true });
+    await kit.call("grep", { pattern: "hit" });
+    const [name] = await readdir(spill);
+    const forged = await kit.call("write", { path: `${spill}/${name}`, content: "forged\n" });
+    expect([forged.isError, forged.content]).toEqual([true, expect.stringMatching(/is protected and stays read-only/)]);
+  }, 60_000);
+});
 
 describe("a spill folder another user made first gets no spill (issue 18, item 4)", () => {
   test.skipIf(uid !== 0)("owned by nobody, mode 0755: refused with the reason, nothing written there (as root)", async () => {

@@ -2,7 +2,7 @@ import { createFsSpillStore, isFsError, type SpillWriter } from "../../core/mod.
 import { assert, assertEquals } from "../assert.ts";
 import type { Subject } from "../harness.ts";
 import type { ConformanceCase, ConformanceGroup } from "../suite.ts";
-import { needsOwners, text } from "../util.ts";
+import { needsOwners, needsSymlinks, text } from "../util.ts";
 
 async function refusal(save: Promise<unknown>): Promise<Error> {
   const error = await save.then(() => undefined, (e: unknown) => e);
@@ -70,6 +70,29 @@ const cases: ConformanceCase[] = [
       assertEquals(failed, true, "finish rejected");
       assertEquals(writer.ready(), undefined, "ready after the failure");
       assertEquals(text(await subject.probe.readFile(spillDirectory(subject))), "not a directory\n");
+    },
+  },
+  {
+    name: "a spill folder swapped for a symbolic link gets no spill: nothing lands where the link leads",
+    skip: needsSymlinks,
+    async run(subject) {
+      const dir = spillDirectory(subject);
+      const elsewhere = `${subject.probe.outside}/elsewhere`;
+      const store = createFsSpillStore(subject.provider, dir);
+      const first = await store.save({ tool: "grep", content: "kept\n" });
+      assertEquals(text(await subject.probe.readFile(first.locator)), "kept\n", "the first spill");
+      // What a command of the model's shell could do between two searches.
+      await subject.probe.remove(dir);
+      await subject.probe.mkdir(elsewhere);
+      await subject.probe.symlink(elsewhere, dir);
+      const error = await refusal(store.save({ tool: "grep", content: "moved?\n" }));
+      assert(error.message.includes("leads elsewhere"), `the reason names the swap: ${error.message}`);
+      // A store made after the swap resolves its folder's parent, never the folder: refused the same way.
+      await refusal(createFsSpillStore(subject.provider, dir).save({ tool: "glob", content: "moved?\n" }));
+      const writer = store.begin!({ tool: "glob" });
+      writer.write("streamed\n");
+      await refusal(writer.finish());
+      assertEquals(await subject.probe.list(elsewhere), [], "entries where the link leads");
     },
   },
   {
