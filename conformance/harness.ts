@@ -17,6 +17,8 @@ export interface ProbeInfo {
   readonly mtimeMs: number;
   /** Permission bits (low nine bits). */
   readonly mode: number;
+  /** The owning user's id, where the storage has owners. */
+  readonly owner?: number;
 }
 
 /**
@@ -40,6 +42,11 @@ export interface Probe {
   info(path: string): Promise<ProbeInfo | undefined>;
   setMtime(path: string, mtimeMs: number): Promise<void>;
   chmod(path: string, mode: number): Promise<void>;
+  /**
+   * Gives the entry to user `uid`, where the storage has owners; rejects where only a privileged user may
+   * (a disk when not run as root), and the case that needs it then has nothing to check.
+   */
+  chown?(path: string, uid: number): Promise<void>;
 }
 
 /** One fresh, isolated backend for one case. */

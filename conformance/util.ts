@@ -59,6 +59,9 @@ export const needsSymlinks = (c: SubjectTraits): string | undefined =>
 export const needsFileModes = (c: SubjectTraits): string | undefined =>
   c.fileModes ? undefined : "the backend stores no permission bits";
 
+export const needsOwners = (c: SubjectTraits): string | undefined =>
+  c.owners ? undefined : "the backend has no file owners";
+
 export const needsPermissionErrors = (c: SubjectTraits): string | undefined =>
   c.permissionErrors ? undefined : "the backend cannot refuse access here (a disk backend run as root)";
 

@@ -89,7 +89,7 @@ export { createEngineBackend, createOverlaySearchBackend, createRipgrepBackend, 
 export type { FilesRequest, FilesResult, GlobArg, GrepFile, GrepLine, GrepRequest, GrepResult, GrepSubmatch, RipgrepBackendOptions, SearchBackend, SearchErrorCode } from "./search/mod.ts";
 
 // Spill stores.
-export { createFsSpillStore, createMemorySpillStore } from "./spill/mod.ts";
+export { createFsSpillStore, createMemorySpillStore, spillDirectoryIn } from "./spill/mod.ts";
 export type { MemorySpillStore, SpillReceipt, SpillRequest, SpillStore } from "./spill/mod.ts";
 
 // Processes.

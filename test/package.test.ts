@@ -129,6 +129,7 @@ test("the public entry points export the API, not internals", async () => {
       "isProcessError",
       "isSearchError",
       "resultJsonSchema",
+      "spillDirectoryIn",
       "strictToolSchema",
       "structuredResult",
       "withFallback",

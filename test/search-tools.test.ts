@@ -423,7 +423,7 @@ describe("results of any size", () => {
     };
     const { backend } = streaming({ paths: () => manyPaths(1000, 2) });
     const result = await kit(backend, { spill: failing }).call("glob", { pattern: "*" });
-    expect(result.content).toMatch(/\(Showing 4 of 1000 paths: a sample across all 2 top-level entries\. The full list could not be saved; /);
+    expect(result.content).toMatch(/\(Showing 4 of 1000 paths: a sample across all 2 top-level entries\. The complete list could not be saved: disk full; narrow pattern or path to see the rest\.\)/);
   });
 
   test("a store that falls behind holds the search back", async () => {

@@ -2,11 +2,10 @@
 // The `toolfs` executable on Node: binds the CLI to node:fs, the process and the terminal.
 import { promises as fsp } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { join } from "node:path";
 import process from "node:process";
 import { createInterface } from "node:readline/promises";
 import { Readable, Writable } from "node:stream";
-import { createEngineBackend, detectBubblewrap, type FileSystem } from "../../core/mod.ts";
+import { createEngineBackend, detectBubblewrap, type FileSystem, spillDirectoryIn } from "../../core/mod.ts";
 import { createNodeProcessRunner, createNodeProvider, createNodeSearchBackend } from "../node/mod.ts";
 import { type AcpHost, runCli } from "./cli.ts";
 import { nodeMcpHost } from "./mcp_node.ts";
@@ -59,6 +58,10 @@ function acp(): AcpHost {
 
 const temps = [...new Set([tmpdir(), "/tmp"])];
 const tempRoots = (await Promise.all(temps.map((t) => fsp.realpath(t).catch(() => undefined)))).filter((t) => t !== undefined);
+const spillDirectory = spillDirectoryIn(tempRoots[0] ?? tmpdir(), process.getuid?.());
+// Made now, owner-only, so a confined shell finds it and keeps it read-only from its first command. One that
+// is there already is left alone: the store refuses it on every save if another user owns it or can write to it.
+await fsp.mkdir(spillDirectory, { mode: 0o700 }).catch(() => undefined);
 
 process.exitCode = await runCli(process.argv.slice(2), {
   cwd: process.cwd(),
@@ -66,7 +69,7 @@ process.exitCode = await runCli(process.argv.slice(2), {
   provider,
   // A memory volume has no process to run ripgrep in; the engine gives the same results over it.
   search: (backend, fs) => (backend === "node" ? createNodeSearchBackend({ engine: "fallback" }) : createEngineBackend(fs)),
-  spillDirectory: join(tempRoots[0] ?? tmpdir(), "toolfs-spill"),
+  spillDirectory,
   runner: createNodeProcessRunner(),
   tempRoots,
   confinement: () => detectBubblewrap(createNodeProcessRunner()),
@@ -79,7 +82,7 @@ process.exitCode = await runCli(process.argv.slice(2), {
     nodeMcpHost({
       runner: createNodeProcessRunner(),
       tempRoots,
-      spillDirectory: join(tempRoots[0] ?? tmpdir(), "toolfs-spill"),
+      spillDirectory,
       realDirectory,
       confinement: () => detectBubblewrap(createNodeProcessRunner()),
     }),

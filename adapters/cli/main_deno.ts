@@ -3,7 +3,16 @@
 // --allow-run=<rgPath>,bash,setsid,kill,ps (bash also starts bubblewrap for a sandboxed bash); the tool-call
 // commands need write access where they write; a model needs --allow-net to its host and --allow-env for its
 // key's variable. `toolfs mcp` needs the same as acp, plus --allow-net for --http.
-import { createEngineBackend, createFsSpillStore, createOverlayProvider, createOverlaySearchBackend, detectBubblewrap, type FileSystem, type ShellConfinement } from "../../core/mod.ts";
+import {
+  createEngineBackend,
+  createFsSpillStore,
+  createOverlayProvider,
+  createOverlaySearchBackend,
+  detectBubblewrap,
+  type FileSystem,
+  type ShellConfinement,
+  spillDirectoryIn,
+} from "../../core/mod.ts";
 import type { McpRuntime, McpWorkspace } from "../mcp/mod.ts";
 import { createDenoProcessRunner, createDenoProvider, createDenoSearchBackend } from "../deno/mod.ts";
 import { type AcpHost, runCli } from "./cli.ts";
@@ -64,8 +73,15 @@ function acp(): AcpHost {
   };
 }
 
+// The user's id names the spill folder; asking needs --allow-sys=uid, and without it the name has none.
+function uid(): number | undefined {
+  if (Deno.permissions.querySync({ name: "sys", kind: "uid" }).state !== "granted") return undefined;
+  return Deno.uid() ?? undefined;
+}
+
 function mcp(tempRoots: readonly string[]): McpHost {
   const runner = createDenoProcessRunner();
+  const spillDirectory = spillDirectoryIn(tempRoots[0] ?? "/tmp", uid());
   // Once per process, when a sandbox first needs it: every session shares the answer.
   let detected: Promise<ShellConfinement> | undefined;
   const confinement = () => (detected ??= detectBubblewrap(runner));
@@ -78,7 +94,9 @@ function mcp(tempRoots: readonly string[]): McpHost {
     const loaded = new Set<string>();
     const open = async (roots: readonly string[]): Promise<McpWorkspace> => {
       const cwd = roots[0] ?? "/";
-      const spillDirectory = `${tempRoots[0] ?? "/tmp"}/toolfs-spill`;
+      // Made owner-only before the first session, so a confined shell keeps it read-only from its first command;
+      // one that is there already is checked by the store on every save.
+      await Deno.mkdir(spillDirectory, { mode: 0o700 }).catch(() => undefined);
       if (backend === "node") {
         const fs = createDenoProvider({ cwd });
         return { fs, search: createDenoSearchBackend({ engine: "fallback", runner }), spill: createFsSpillStore(fs, spillDirectory), runner };

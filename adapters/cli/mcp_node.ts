@@ -1,5 +1,6 @@
 // `toolfs mcp` on Node: the runtime's workspaces, stdio, and the web-standard handler bound to node:http.
 import { once } from "node:events";
+import { mkdir } from "node:fs/promises";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { homedir } from "node:os";
 import process from "node:process";
@@ -48,6 +49,9 @@ function runtime(backend: "node" | "memory" | "overlay", options: NodeMcpHostOpt
   const loaded = new Set<string>();
   const open = async (roots: readonly string[]): Promise<McpWorkspace> => {
     const cwd = roots[0] ?? "/";
+    // Made owner-only before the first session, so a confined shell keeps it read-only from its first command;
+    // one that is there already is checked by the store on every save.
+    await mkdir(options.spillDirectory, { mode: 0o700 }).catch(() => undefined);
     if (memory && volume) {
       const [[{ createMemoryProvider }, { loadDirectory }], shared] = await Promise.all([memory, volume]);
       for (const root of roots.filter((r) => !loaded.has(r))) {

@@ -11,6 +11,7 @@ export interface DenoFileInfo {
   readonly dev: number;
   readonly ino: number | null;
   readonly mode: number | null;
+  readonly uid: number | null;
 }
 
 export interface DenoFsFile {

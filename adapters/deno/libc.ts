@@ -453,6 +453,7 @@ function statxToStat(view: DataView): FsDriverStat {
     size,
     mtimeMs,
     mode: mode & 0o777,
+    owner: view.getUint32(20, true),
     token: `${dev}:${ino}:${size}:${mtimeMs}:${ctimeMs}`,
     id: `${dev}:${ino}`,
   };

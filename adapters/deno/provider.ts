@@ -50,6 +50,8 @@ class DenoDriver implements FsDriver {
     this.capabilities = {
       symlinks: true,
       fileModes: true,
+      // Deno reports no uid on Windows.
+      owners: deno.build.os !== "windows",
       permissionErrors: !mayBeRoot(deno),
       // Deno reports mtime in milliseconds and ctime in whole seconds.
       timestampResolutionMs: 1000,
@@ -296,6 +298,7 @@ function toStat(info: DenoFileInfo): FsDriverStat {
     size: info.size,
     mtimeMs,
     mode: (info.mode ?? 0) & 0o777,
+    ...(info.uid === null ? {} : { owner: info.uid }),
     token: `${info.dev}:${info.ino ?? ""}:${info.size}:${mtimeMs}:${info.ctime?.getTime() ?? ""}`,
     id: `${info.dev}:${info.ino ?? ""}`,
   };

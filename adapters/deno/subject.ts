@@ -191,7 +191,7 @@ export function denoProbe(root: string, outside: string): Probe {
       try {
         const s = await Deno.lstat(at(path));
         const type = s.isFile ? "file" : s.isDirectory ? "directory" : s.isSymlink ? "symlink" : "other";
-        return { type, size: s.size, mtimeMs: s.mtime?.getTime() ?? 0, mode: (s.mode ?? 0) & 0o777 };
+        return { type, size: s.size, mtimeMs: s.mtime?.getTime() ?? 0, mode: (s.mode ?? 0) & 0o777, ...(s.uid === null ? {} : { owner: s.uid }) };
       } catch {
         return undefined;
       }
@@ -201,6 +201,9 @@ export function denoProbe(root: string, outside: string): Probe {
     },
     async chmod(path, mode) {
       await Deno.chmod(at(path), mode);
+    },
+    async chown(path, uid) {
+      await Deno.chown(at(path), uid, uid);
     },
   };
 }

@@ -73,6 +73,7 @@ class MemoryDriver implements FsDriver {
   readonly capabilities: FsCapabilities = {
     symlinks: true,
     fileModes: true,
+    owners: true,
     permissionErrors: true,
     timestampResolutionMs: 1,
     pinnedPublication: true,
@@ -313,6 +314,7 @@ interface MemfsStats {
   readonly ino: number;
   readonly birthtimeMs: number;
   readonly mode: number;
+  readonly uid: number;
   isFile(): boolean;
   isDirectory(): boolean;
   isSymbolicLink(): boolean;
@@ -324,6 +326,7 @@ function toStat(s: MemfsStats): FsDriverStat {
     size: s.size,
     mtimeMs: s.mtimeMs,
     mode: s.mode & 0o777,
+    owner: Number(s.uid),
     token: `${s.ino}:${s.size}:${s.mtimeMs}:${s.ctimeMs}`,
     id: String(s.ino),
   };

@@ -109,7 +109,7 @@ export function memoryProbe(volume: Volume, root: string, outside: string): Prob
       try {
         const s = volume.lstatSync(at(path));
         const type = s.isFile() ? "file" : s.isDirectory() ? "directory" : s.isSymbolicLink() ? "symlink" : "other";
-        return { type, size: Number(s.size), mtimeMs: Number(s.mtimeMs), mode: Number(s.mode) & 0o777 };
+        return { type, size: Number(s.size), mtimeMs: Number(s.mtimeMs), mode: Number(s.mode) & 0o777, owner: Number(s.uid) };
       } catch {
         return undefined;
       }
@@ -119,6 +119,9 @@ export function memoryProbe(volume: Volume, root: string, outside: string): Prob
     },
     async chmod(path, mode) {
       volume.chmodSync(at(path), mode);
+    },
+    async chown(path, uid) {
+      volume.lchownSync(at(path), uid, uid);
     },
   };
 }

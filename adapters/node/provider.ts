@@ -46,6 +46,7 @@ class NodeDriver implements FsDriver {
   readonly capabilities: FsCapabilities = {
     symlinks: true,
     fileModes: true,
+    owners: process.platform !== "win32",
     permissionErrors: process.getuid?.() !== 0,
     // Nanosecond fields, but the kernel stamps them from a clock that may advance once per tick.
     timestampResolutionMs: 10,
@@ -263,6 +264,7 @@ function toStat(s: BigIntStats): FsDriverStat {
     size: Number(s.size),
     mtimeMs: Number(s.mtimeNs / 1000n) / 1000,
     mode: Number(s.mode & 0o777n),
+    owner: Number(s.uid),
     token: `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}:${s.ctimeNs}`,
     id: `${s.dev}:${s.ino}`,
   };

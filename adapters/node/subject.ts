@@ -157,7 +157,7 @@ export function nodeProbe(root: string, outside: string): Probe {
       try {
         const s = await fsp.lstat(at(path));
         const type = s.isFile() ? "file" : s.isDirectory() ? "directory" : s.isSymbolicLink() ? "symlink" : "other";
-        return { type, size: s.size, mtimeMs: s.mtimeMs, mode: s.mode & 0o777 };
+        return { type, size: s.size, mtimeMs: s.mtimeMs, mode: s.mode & 0o777, owner: s.uid };
       } catch {
         return undefined;
       }
@@ -167,6 +167,9 @@ export function nodeProbe(root: string, outside: string): Probe {
     },
     async chmod(path, mode) {
       await fsp.chmod(at(path), mode);
+    },
+    async chown(path, uid) {
+      await fsp.lchown(at(path), uid, uid);
     },
   };
 }

@@ -1,8 +1,14 @@
-import { createFsSpillStore, type SpillWriter } from "../../core/mod.ts";
+import { createFsSpillStore, isFsError, type SpillWriter } from "../../core/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
 import type { Subject } from "../harness.ts";
 import type { ConformanceCase, ConformanceGroup } from "../suite.ts";
-import { text } from "../util.ts";
+import { needsOwners, needsSymlinks, text } from "../util.ts";
+
+async function refusal(save: Promise<unknown>): Promise<Error> {
+  const error = await save.then(() => undefined, (e: unknown) => e);
+  assert(isFsError(error, "FS_PERMISSION_DENIED"), `the save was refused FS_PERMISSION_DENIED, got ${String(error)}`);
+  return error as Error;
+}
 
 const spillDirectory = (subject: Subject) => `${subject.probe.outside}/spill`;
 
@@ -64,6 +70,54 @@ const cases: ConformanceCase[] = [
       assertEquals(failed, true, "finish rejected");
       assertEquals(writer.ready(), undefined, "ready after the failure");
       assertEquals(text(await subject.probe.readFile(spillDirectory(subject))), "not a directory\n");
+    },
+  },
+  {
+    name: "a spill folder swapped for a symbolic link gets no spill: nothing lands where the link leads",
+    skip: needsSymlinks,
+    async run(subject) {
+      const dir = spillDirectory(subject);
+      const elsewhere = `${subject.probe.outside}/elsewhere`;
+      const store = createFsSpillStore(subject.provider, dir);
+      const first = await store.save({ tool: "grep", content: "kept\n" });
+      assertEquals(text(await subject.probe.readFile(first.locator)), "kept\n", "the first spill");
+      // What a command of the model's shell could do between two searches.
+      await subject.probe.remove(dir);
+      await subject.probe.mkdir(elsewhere);
+      await subject.probe.symlink(elsewhere, dir);
+      const error = await refusal(store.save({ tool: "grep", content: "moved?\n" }));
+      assert(error.message.includes("leads elsewhere"), `the reason names the swap: ${error.message}`);
+      // A store made after the swap resolves its folder's parent, never the folder: refused the same way.
+      await refusal(createFsSpillStore(subject.provider, dir).save({ tool: "glob", content: "moved?\n" }));
+      const writer = store.begin!({ tool: "glob" });
+      writer.write("streamed\n");
+      await refusal(writer.finish());
+      assertEquals(await subject.probe.list(elsewhere), [], "entries where the link leads");
+    },
+  },
+  {
+    name: "a spill folder another user owns gets no spill, whatever its mode",
+    skip: needsOwners,
+    async run(subject) {
+      const dir = spillDirectory(subject);
+      await subject.probe.mkdir(dir);
+      await subject.probe.chmod(dir, 0o755);
+      const me = (await subject.probe.info(dir))?.owner;
+      assert(me !== undefined, "the probe reports the folder's owner");
+      const other = me === 65534 ? 65533 : 65534;
+      if (!subject.probe.chown) return; // the probe cannot give a folder away: nothing to check
+      try {
+        await subject.probe.chown(dir, other);
+      } catch {
+        return; // only a privileged user can give a folder away (a disk subject not run as root)
+      }
+      const error = await refusal(createFsSpillStore(subject.provider, dir).save({ tool: "grep", content: "secret\n" }));
+      // Where permissions hold (memory, a disk as an ordinary user) the other user's 0755 folder refuses the
+      // write by itself; where they do not (a disk run as root), only the owner check stands in the way.
+      if (!subject.provider.capabilities.permissionErrors) {
+        assert(error.message.includes("belongs to another user"), `the reason names the owner: ${error.message}`);
+      }
+      assertEquals(await subject.probe.list(dir), [], "entries in the other user's folder");
     },
   },
 ];

@@ -7,6 +7,11 @@ export interface FsCapabilities {
   readonly symlinks: boolean;
   /** POSIX permission bits are stored: new files are owner-only until published, replacements keep the mode. */
   readonly fileModes: boolean;
+  /**
+   * Files have owning users, and metadata reports them: a private write (spilled results) refuses a folder
+   * that another user owns, whatever its mode, since its owner can rename and replace what is in it.
+   */
+  readonly owners: boolean;
   /** The backend can refuse access with a permission error (a disk backend run by root cannot). */
   readonly permissionErrors: boolean;
   /**

@@ -9,6 +9,11 @@ export interface FsDriverStat {
   /** Permission bits (the low nine mode bits); 0 where the backend has none. */
   readonly mode: number;
   /**
+   * The owning user's id, where the backend has owners. Core compares it with the owner of a file it has just
+   * created, so a private write never lands in a folder another user controls.
+   */
+  readonly owner?: number;
+  /**
    * Metadata that changes whenever the backend can see the file change (for example device, inode, size,
    * mtime and ctime). Core adds its own publication counter on top.
    */

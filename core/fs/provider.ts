@@ -395,6 +395,20 @@ class CoreFileSystem implements FileSystem {
     }
   }
 
+  // The folder of a private write must be this user's: its owner can rename and replace any entry, whatever
+  // its mode. The staged file was just created by this process, so its owner is who this process writes as
+  // (no runtime call needed to ask, and root's view of it is exact). Checked before any byte is staged.
+  async #checkFolderOwner(job: Publication, dir: FsDirectory, staged: string): Promise<void> {
+    const path = job.target.displayPath;
+    const [mine, folder] = await Promise.all([this.#call("write", path, () => dir.lstat(staged)), this.#call("write", path, () => dir.stat())]);
+    if (mine?.owner === undefined || folder.owner === undefined || mine.owner === folder.owner) return;
+    throw new FsError(
+      "FS_PERMISSION_DENIED",
+      `Cannot write "${path}" privately: its folder belongs to another user (uid ${folder.owner}, not ${mine.owner})`,
+      { details: { path, owner: folder.owner } },
+    );
+  }
+
   // Stage, lock, check, publish, release, re-verify, clean up (docs/notes/0009).
   async #publish(job: Publication, dir: FsDirectory): Promise<FsWriteResult> {
     const { target, key, parent, name, guard, fence, signal } = job;
@@ -409,6 +423,7 @@ class CoreFileSystem implements FileSystem {
     let open = true;
     let stagedLeft = true;
     try {
+      if (job.private && this.capabilities.owners) await this.#checkFolderOwner(job, dir, staged);
       for await (const bytes of job.source) {
         for (let offset = 0; offset < bytes.length; ) {
           throwIfAborted(signal, path);

@@ -100,7 +100,8 @@ export interface FsWriteOptions {
   readonly durable?: boolean;
   /**
    * Keep the file to its owner: a new file is created with mode 0600 and missing folders with 0700, and the
-   * write fails `FS_PERMISSION_DENIED` when other users can write to the folder it lands in. A replaced file
+   * write fails `FS_PERMISSION_DENIED` when other users can write to the folder it lands in, or (where the
+   * backend has owners, `capabilities.owners`) when another user owns that folder. A replaced file
    * keeps its mode. For scratch results that copy what only this user can read (spilled search output).
    */
   readonly private?: boolean;

@@ -4,8 +4,9 @@
  * @module
  */
 import { encodeUtf8 } from "../text/utf8.ts";
-import { joinPath, resolvePath } from "../fs/paths.ts";
-import type { FileSystem } from "../fs/types.ts";
+import { FsError } from "../fs/errors.ts";
+import { baseName, joinPath, parentPath, resolvePath } from "../fs/paths.ts";
+import type { FileSystem, FsFence } from "../fs/types.ts";
 
 export interface SpillRequest {
   /** The tool whose result this is, such as "glob". */
@@ -57,6 +58,12 @@ export interface SpillStore {
    * {@link beginSpill} falls back to collecting the text and calling `save` once.
    */
   begin?(request: SpillStart): SpillWriter;
+  /**
+   * The absolute folder the store writes its files in, when it has one on the FileSystem seam. A toolkit
+   * keeps it read-only to its file tools and its confined shell, so a command cannot swap it for a symlink
+   * or rewrite what was saved there.
+   */
+  readonly directory?: string;
 }
 
 /** A writer for `store`: its own streaming one, or one that collects the text and saves it at the end. */
@@ -67,26 +74,54 @@ export function beginSpill(store: SpillStore, request: SpillStart): SpillWriter 
 const HINT = "page it with read (offset, limit) or search it with grep";
 
 /**
+ * The folder a host gives {@link createFsSpillStore} inside a temp directory: one per user
+ * (`toolfs-spill-<uid>`), so no other user's folder of the same name is ever a candidate.
+ */
+export function spillDirectoryIn(temp: string, uid: number | undefined): string {
+  return joinPath(temp, uid === undefined ? "toolfs-spill" : `toolfs-spill-${uid}`);
+}
+
+/**
  * A store that writes each result as a new file in `directory` through the FileSystem seam, so `read` (with
  * offset and limit) and `grep` can page it on every backend. Files are never replaced (each name is new) and
  * never deleted by the store: the host owns the directory's lifetime. Files are created 0600 and a missing
- * directory 0700; saving into an existing directory that other users can write to fails (the result is then
- * reported as not saved). A streamed spill is staged as it is written and published atomically by `finish`.
+ * directory 0700; saving into an existing directory that another user owns, or that other users can write
+ * to, fails (the result is then reported as not saved, with the reason). The folder is fenced: its parent is
+ * resolved once, on the first save, and a save whose destination resolves anywhere but directly inside
+ * `<that parent>/<name>` (the folder swapped for a symlink, or moved) is refused. A streamed spill is staged
+ * as it is written and published atomically by `finish`.
  */
 export function createFsSpillStore(fs: FileSystem, directory: string): SpillStore {
   const dir = resolvePath(fs.cwd, directory);
   let counter = 0;
   const session = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "");
+  let home: string | undefined;
+  const folder = async (signal: AbortSignal | undefined): Promise<string> => {
+    // The parent (a temp root) once, canonically; the folder itself is never followed, so a symlink put there
+    // later cannot move the spills.
+    home ??= joinPath((await fs.resolve(parentPath(dir), { signal })).key, baseName(dir));
+    return home;
+  };
   const publish = async (tool: string, data: Uint8Array | AsyncIterable<Uint8Array>, signal: AbortSignal | undefined): Promise<SpillReceipt> => {
     counter += 1;
     const name = `${tool}-${session}-${counter}-${randomSuffix()}.txt`;
-    const target = await fs.resolve(joinPath(dir, name), { signal });
+    const inside = await folder(signal);
+    const target = await fs.resolve(joinPath(inside, name), { signal });
+    const fence: FsFence = (destination) => {
+      if (destination.key === joinPath(inside, name)) return;
+      throw new FsError(
+        "FS_PERMISSION_DENIED",
+        `the spill folder "${inside}" leads elsewhere ("${parentPath(destination.key)}"): it was replaced by a symbolic link or moved`,
+        { details: { path: target.displayPath, destination: destination.key } },
+      );
+    };
     // A scratch artifact: published atomically, but not worth an fsync on the model's critical path. It may
-    // copy lines of files only this user can read, so it is owner-only, in a folder others cannot write to.
-    await fs.write(target, data, { guard: { kind: "createIfAbsent" }, signal, durable: false, private: true });
+    // copy lines of files only this user can read, so it is owner-only, in a folder only this user controls.
+    await fs.write(target, data, { guard: { kind: "createIfAbsent" }, signal, durable: false, private: true, fence });
     return { locator: target.displayPath, hint: HINT };
   };
   return {
+    directory: dir,
     save: ({ tool, content, signal }) => publish(tool, encodeUtf8(content), signal),
     begin: ({ tool, signal }) => new StreamingWriter((chunks) => publish(tool, chunks, signal)),
   };

@@ -118,7 +118,7 @@ async function runGlob(env: ToolEnv, args: GlobArgs, call: CallContext): Promise
       ? ` The search stopped once the full list passed ${limits.spillBytes} bytes; its first ${total} paths, oldest first, are in ${saved.locator}; ${saved.hint}. Narrow pattern or path to list the rest.`
       : ` The full list, oldest first, is in ${saved.locator}; ${saved.hint}.`
     : env.spill
-      ? " The full list could not be saved; narrow pattern or path to see the rest."
+      ? ` ${listing.spill.notSaved()}; narrow pattern or path to see the rest.`
       : narrowed
         ? ""
         : " Narrow pattern or path to see the rest.";

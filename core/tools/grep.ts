@@ -120,7 +120,7 @@ async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise
       ? `The search stopped once the full list passed ${limits.spillBytes} bytes; its first ${total} matches are in ${saved.locator}; ${saved.hint}. Narrow pattern, path or include to see the rest.`
       : `All ${total} matches are in ${saved.locator}; ${saved.hint}.`
     : env.spill
-      ? "The complete list could not be saved; narrow pattern, path or include to see the rest."
+      ? `${found.spill.notSaved()}; narrow pattern, path or include to see the rest.`
       : "Narrow pattern, path or include to see the rest.";
   const shownFiles = new Set(page.map((m) => m.path)).size;
   const atLeast = stopped ? "at least " : "";

@@ -1,4 +1,5 @@
 // What glob and grep share: the backend check, the search root, display paths, spilling, and meta caps.
+import { boundMessage } from "../errors/mod.ts";
 import { FsError } from "../fs/errors.ts";
 import type { FsTarget } from "../fs/types.ts";
 import type { SearchBackend } from "../search/backend.ts";
@@ -52,6 +53,7 @@ export class SpillList {
   readonly #call: CallContext;
   #writer: SpillWriter | undefined;
   #full = false;
+  #failure: string | undefined;
 
   constructor(env: ToolEnv, tool: string, call: CallContext) {
     this.#env = env;
@@ -85,21 +87,35 @@ export class SpillList {
     return this.#writer?.ready();
   }
 
-  /** Publishes the list: where it is, or undefined when there is no store or saving failed. */
+  /** Publishes the list: where it is, or undefined when there is no store or saving failed (see `failure`). */
   async finish(): Promise<{ locator: string; hint: string } | undefined> {
     if (!this.#writer) return undefined;
     try {
       const receipt = await this.#writer.finish();
       return { locator: this.#call.roots.show(receipt.locator), hint: receipt.hint };
-    } catch {
+    } catch (error) {
+      this.#failure = reasonOf(error);
       return undefined;
     }
+  }
+
+  /**
+   * The footer's words for a list that could not be saved, with the store's reason, so the model is never
+   * pointed at a path that does not hold the data.
+   */
+  notSaved(): string {
+    return `The complete list could not be saved${this.#failure === undefined ? "" : `: ${this.#failure}`}`;
   }
 
   /** Drops the list after a failed search. */
   async abort(): Promise<void> {
     await this.#writer?.abort();
   }
+}
+
+function reasonOf(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return boundMessage(message.replace(/[.\s]+$/, ""));
 }
 
 /**

@@ -195,6 +195,7 @@ class ToolkitImpl implements Toolkit {
   readonly withheld: Readonly<Partial<Record<ToolName, string>>>;
   readonly guidance: string;
   readonly #ledger: ObservationLedger | undefined;
+  readonly #spillDirectory: string | undefined;
 
   constructor(options: ToolkitOptions) {
     this.#fs = options.fs;
@@ -203,6 +204,7 @@ class ToolkitImpl implements Toolkit {
     const home = options.home ?? options.sandbox?.home;
     this.#home = home === undefined ? undefined : absolute(home, "home");
     this.#sandbox = options.sandbox;
+    this.#spillDirectory = options.spill?.directory;
     const sandbox = options.sandbox;
     // Every root is fenced as the workspace is: writable under workspace-write, readable under the workspace scope.
     const others = this.#roots.named.map((root) => root.path);
@@ -292,7 +294,7 @@ class ToolkitImpl implements Toolkit {
         // Resolved per call, as the fence always was; a read needs them only when the sandbox limits reads.
         const policy = this.#policy;
         const limitsReads = policy !== undefined && (policy.readScope === "workspace" || !policy.deny.empty);
-        const rules = policy && (tool.mutates || limitsReads) ? await resolveSandbox(this.#fs, policy, signal) : undefined;
+        const rules = policy && (tool.mutates || limitsReads) ? await this.#rules(policy, signal) : undefined;
         const call: CallContext = {
           signal,
           cwd,
@@ -437,11 +439,21 @@ class ToolkitImpl implements Toolkit {
 
   // bash under the sandbox: each command runs inside bubblewrap, in the view the current rules give (resolved
   // again for every command, as the fence is for every write).
+  // The policy's rules, with the spill folder protected besides: a command (or a write) that could replace it
+  // with a symlink would send the next spill wherever it points, and one that rewrote a spill would feed the
+  // model forged "complete results". Not a policy path, so the guidance does not name a host's temp folder.
+  async #rules(policy: SandboxPolicy, signal: AbortSignal | undefined): Promise<SandboxRules> {
+    const rules = await resolveSandbox(this.#fs, policy, signal);
+    if (this.#spillDirectory === undefined) return rules;
+    const spill = await this.#fs.resolve(this.#spillDirectory, signal ? { signal } : undefined);
+    return { ...rules, protected: [...rules.protected, spill] };
+  }
+
   #confined(runner: ProcessRunner, sandbox: SandboxOptions): ProcessRunner {
     const policy = this.#policy as SandboxPolicy;
     const program = (sandbox.confinement as ShellConfinement).program;
     return confinedRunner(runner, program, async (spec) => {
-      const rules = await resolveSandbox(this.#fs, policy, spec.signal);
+      const rules = await this.#rules(policy, spec.signal);
       if (spec.cwd !== undefined) readAccess(this.#fs, rules)?.check(await this.#fs.resolve(spec.cwd, spec.signal ? { signal: spec.signal } : undefined), "run commands in");
       return shellView(this.#fs, rules, policy.mode, spec.signal ? { signal: spec.signal } : undefined);
     });

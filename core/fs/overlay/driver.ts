@@ -34,6 +34,8 @@ export class OverlayDriver implements FsDriver {
       symlinks: inherited.symlinks,
       // The upper keeps no permission bits: a commit gives a replaced file its base mode, a new one the base's default.
       fileModes: false,
+      // Nor owners: a private write lands in the base (spills go through the base provider).
+      owners: false,
       permissionErrors: inherited.permissionErrors,
       timestampResolutionMs: inherited.timestampResolutionMs,
       // Publication lands in the upper at the canonical path the fence approved; nothing else writes the upper.
