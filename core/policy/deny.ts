@@ -104,6 +104,15 @@ export class DenyList {
     };
   }
 
+  /**
+   * True when a rule that matches names denies `name` wherever it is: renaming a directory above such a
+   * path does not lift its denial, as it would for a pattern with a `/`.
+   */
+  deniesName(name: string): boolean {
+    const bytes = byteString(name);
+    return this.#rules.some((rule) => rule.scope === "name" && rule.regex.test(bytes));
+  }
+
   #matchOne(prefix: string, segment: string): string | undefined {
     const path = byteString(prefix);
     const name = byteString(segment);

@@ -1,0 +1,94 @@
+// The deny list holds against what the old rules let through: a denied file moved by renaming a directory
+// above it from the confined shell (real bubblewrap, run as root and as nobody), and the file tools reached
+// through a symlinked spelling of a denied path. Cases that need bubblewrap are skipped with the detector's
+// reason where it cannot run.
+import { execFileSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import { createNodeProcessRunner, createNodeProvider } from "../adapters/node/mod.ts";
+import { createToolkit, detectBubblewrap, type ProcessRunner, type SandboxOptions, type Toolkit } from "../core/mod.ts";
+
+const SECRET = "SECRET-5e0d";
+const base = createNodeProcessRunner();
+const confinement = await detectBubblewrap(base);
+const isRoot = process.getuid?.() === 0;
+
+// As root, a runner that starts every command as nobody, so bubblewrap runs unprivileged (user namespaces).
+const asNobody: ProcessRunner = {
+  run: (spec) => base.run({ ...spec, command: "setpriv", args: ["--reuid=65534", "--regid=65534", "--clear-groups", spec.command, ...(spec.args ?? [])] }),
+};
+const users: [string, ProcessRunner][] = [["root", base], ...(isRoot ? ([["nobody", asNobody]] as [string, ProcessRunner][]) : [])];
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A canonical temp directory everyone may write (the nobody runs write in it too). */
+function scratch(): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "toolfs-deny-")));
+  chmodSync(dir, 0o777);
+  dirs.push(dir);
+  return dir;
+}
+
+/** `ws/config/secrets.json` holding the secret, `ws/a.txt`, and a home outside the temp directories. */
+function layout(): { root: string; ws: string } {
+  const root = scratch();
+  const ws = join(root, "ws");
+  mkdirSync(join(ws, "config"), { recursive: true });
+  writeFileSync(join(ws, "config", "secrets.json"), `{"token":"${SECRET}"}\n`);
+  writeFileSync(join(ws, "a.txt"), "hello\n");
+  execFileSync("chmod", ["-R", "a+rwX", root]);
+  return { root, ws };
+}
+
+function kit(ws: string, runner: ProcessRunner, sandbox: Partial<SandboxOptions>): Toolkit {
+  return createToolkit({ fs: createNodeProvider({ cwd: ws }), workspace: ws, runner, sandbox: { mode: "workspace-write", confinement, ...sandbox } });
+}
+
+const bwrap = confinement.available ? describe : describe.skip;
+
+bwrap(`renaming a directory above a denied path from the confined shell${confinement.available ? "" : ` (${confinement.reason})`}`, () => {
+  for (const [user, runner] of users) {
+    for (const [deny, mode] of [
+      ["config/secrets.json", "workspace-write"],
+      ["config/*.json", "workspace-write"],
+      ["config/secrets.json", "full-access"],
+    ] as const) {
+      test(`as ${user}, --deny ${deny} under ${mode}: mv config cfg fails and the secret stays unreadable`, async () => {
+        const { ws } = layout();
+        const toolkit = kit(ws, runner, { mode, deny: [deny], home: join(ws, "..") });
+        const moved = await toolkit.call("bash", { command: "id -u; mv config cfg; echo mv=$?; mv config/secrets.json s.json; echo mv2=$?; ls" });
+        expect(moved.content).toContain(`${user === "root" ? 0 : 65534}\n`);
+        expect(moved.content).toMatch(/mv=[1-9]/);
+        expect(moved.content).toMatch(/mv2=[1-9]/);
+        expect(moved.content).not.toContain(SECRET);
+        for (const path of ["cfg/secrets.json", "config/secrets.json", "s.json"]) {
+          const read = await toolkit.call("read", { path });
+          expect(read.content, path).not.toContain(SECRET);
+        }
+        expect(readFileSync(join(ws, "config", "secrets.json"), "utf8")).toContain(SECRET);
+        // Moving other things still works.
+        const other = await toolkit.call("bash", { command: "mv a.txt b.txt && cat b.txt" });
+        expect(other.content).toContain("hello");
+      });
+    }
+    test(`as ${user}, a denied path under a home the shell may write (full-access): the home cannot be renamed`, async () => {
+      const { root, ws } = layout();
+      const home = join(root, "home");
+      mkdirSync(join(home, ".ssh"), { recursive: true });
+      writeFileSync(join(home, ".ssh", "id_ed25519"), SECRET);
+      execFileSync("chmod", ["-R", "a+rwX", home]);
+      const toolkit = kit(ws, runner, { mode: "full-access", deny: ["~/.ssh"], home });
+      const out = await toolkit.call("bash", { command: `mv ${home} ${root}/h2; echo mv=$?; mv ${home}/.ssh ${root}/s; echo mv2=$?` });
+      expect(out.content).toMatch(/mv=[1-9]/);
+      expect(out.content).toMatch(/mv2=[1-9]/);
+      for (const path of [`${root}/h2/.ssh/id_ed25519`, `${root}/s/id_ed25519`]) {
+        expect((await toolkit.call("read", { path })).content).not.toContain(SECRET);
+      }
+    });
+  }
+});
