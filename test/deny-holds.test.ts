@@ -8,6 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { createNodeProcessRunner, createNodeProvider } from "../adapters/node/mod.ts";
+import { inProcessAgent, type Message } from "./acp-driver.ts";
+import { COMPOSITIONS, createScriptedModel } from "../adapters/acp/mod.ts";
 import { createToolkit, detectBubblewrap, type ProcessRunner, type SandboxOptions, type Toolkit } from "../core/mod.ts";
 
 const SECRET = "SECRET-5e0d";
@@ -91,4 +93,70 @@ bwrap(`renaming a directory above a denied path from the confined shell${confine
       }
     });
   }
+});
+
+describe("deny patterns judged on canonical paths (a symlink in the pattern's spelling)", () => {
+  /** `real/.ssh/id` holding the secret, and `link` -> `real`. */
+  function linked(): { root: string; real: string; link: string } {
+    const root = scratch();
+    const real = join(root, "real");
+    mkdirSync(join(real, ".ssh"), { recursive: true });
+    mkdirSync(join(root, "ws"));
+    writeFileSync(join(real, ".ssh", "id"), SECRET);
+    symlinkSync(real, join(root, "link"));
+    return { root, real, link: join(root, "link") };
+  }
+
+  const cases: [string, (at: { root: string; link: string }) => Partial<SandboxOptions> & { workspace?: string }][] = [
+    ["~/.ssh with a symlinked home", (at) => ({ deny: ["~/.ssh"], home: at.link })],
+    ["an absolute pattern through a symlink", (at) => ({ deny: [`${at.link}/.ssh`] })],
+    ["a glob whose literal prefix goes through a symlink", (at) => ({ deny: [`${at.link}/.ss[h]/*`] })],
+    ["a relative pattern in a symlinked workspace", (at) => ({ deny: [".ssh/*"], workspace: at.link })],
+  ];
+  for (const [what, options] of cases) {
+    test(`${what}: read, write and edit through the real path are refused`, async () => {
+      const at = linked();
+      const { workspace, ...sandbox } = options(at);
+      const ws = workspace ?? join(at.root, "ws");
+      const toolkit = createToolkit({ fs: createNodeProvider({ cwd: ws }), workspace: ws, sandbox: { mode: "full-access", ...sandbox } });
+      const id = join(at.real, ".ssh", "id");
+      const read = await toolkit.call("read", { path: id });
+      expect(read.error?.code, read.content).toBe("FS_SANDBOX_DENIED");
+      expect(read.content).not.toContain(SECRET);
+      const write = await toolkit.call("write", { path: join(at.real, ".ssh", "authorized_keys"), content: "mine\n" });
+      expect(write.error?.code, write.content).toBe("FS_SANDBOX_DENIED");
+      const edit = await toolkit.call("edit", { path: id, old_string: SECRET, new_string: "x" });
+      expect(edit.error?.code, edit.content).toBe("FS_SANDBOX_DENIED");
+      expect(readFileSync(id, "utf8")).toBe(SECRET);
+      // The spelling through the link is refused as before.
+      expect((await toolkit.call("read", { path: join(at.link, ".ssh", "id") })).error?.code).toBe("FS_SANDBOX_DENIED");
+    });
+  }
+});
+
+test("ACP: a session whose cwd is a symlink cannot read a relatively denied file through its real path", async () => {
+  const root = scratch();
+  const real = join(root, "real");
+  mkdirSync(join(real, "config"), { recursive: true });
+  writeFileSync(join(real, "config", "secrets.json"), SECRET);
+  symlinkSync(real, join(root, "link"));
+  const model = createScriptedModel({
+    turns: [{ toolCalls: [{ name: "read", arguments: { path: join(real, "config", "secrets.json") } }] }, { toolCalls: [{ name: "read", arguments: { path: "config/secrets.json" } }] }, { text: "ok" }],
+  });
+  const { peer, done } = inProcessAgent({ model, composition: COMPOSITIONS.coding!, sandbox: { mode: "workspace-write", deny: ["config/secrets.json"] }, log: () => {} });
+  await peer.request("initialize", { protocolVersion: 1 });
+  const created = await peer.request("session/new", { cwd: join(root, "link"), mcpServers: [] });
+  const sessionId = (created.result as { sessionId: string }).sessionId;
+  await peer.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
+  const results = peer.transcript.flatMap((m) => {
+    const update = "agent" in m && m.agent.method === "session/update" ? ((m.agent.params as Message).update as Message) : undefined;
+    return update?.sessionUpdate === "tool_call_update" && update.status !== "in_progress" ? [JSON.stringify(update)] : [];
+  });
+  expect(results).toHaveLength(2);
+  for (const result of results) {
+    expect(result).not.toContain(SECRET);
+    expect(result).toContain("deny list");
+  }
+  await peer.close();
+  await done;
 });

@@ -3,7 +3,7 @@
 // needs more arguments than bubblewrap accepts. Real bubblewrap runs are test/deny-holds.test.ts.
 import { describe, expect, test } from "vitest";
 import { createMemoryProvider } from "../adapters/memory/mod.ts";
-import { bubblewrapArgs, confinedRunner, type ProcessRunner, resolveSandbox, sandboxPolicy, shellView } from "../core/mod.ts";
+import { bubblewrapArgs, confinedRunner, DenyList, type ProcessRunner, resolveSandbox, sandboxPolicy, shellView } from "../core/mod.ts";
 
 describe("pinned directories", () => {
   const files = {
@@ -54,4 +54,29 @@ test("a view that needs more arguments than bubblewrap accepts is refused with a
   expect(error).toMatchObject({ code: "PROCESS_INVALID_ARGUMENT", details: { limit: 9000 } });
   expect(String((error as Error).message)).toContain("narrow the deny list");
   expect(ran).toBe(0);
+});
+
+describe("DenyList.canonical", () => {
+  const links: [string, string][] = [["/home/u", "/var/home/u"], ["/ws", "/data/w[1]"]];
+  const resolve = (path: string) => {
+    const link = links.find(([from]) => path === from || path.startsWith(`${from}/`));
+    return Promise.resolve(link ? link[1] + path.slice(link[0].length) : path);
+  };
+
+  test("each pattern also holds at its canonical literal prefix, escaped; names and `**/` patterns are left alone", async () => {
+    const list = DenyList.compile(["~/.ssh", "secrets/*.json", ".env", "**/x", "/data/**/k"], { workspace: "/ws", home: "/home/u" });
+    const canonical = await list.canonical(resolve);
+    expect(canonical.patterns).toEqual(list.patterns);
+    expect(canonical.match("/var/home/u/.ssh/id")).toBe("~/.ssh");
+    expect(canonical.match("/home/u/.ssh/id")).toBe("~/.ssh");
+    expect(list.match("/var/home/u/.ssh/id")).toBeUndefined();
+    expect(canonical.match("/data/w[1]/secrets/a.json")).toBe("secrets/*.json");
+    expect(canonical.match("/data/w1/secrets/a.json")).toBeUndefined();
+    expect(canonical.literals).toEqual(["/home/u/.ssh", "/var/home/u/.ssh"]);
+  });
+
+  test("a list with nothing to resolve elsewhere is returned as is", async () => {
+    const list = DenyList.compile([".env", "/data/k"], { workspace: "/ws" });
+    expect(await list.canonical(resolve)).toBe(list);
+  });
 });

@@ -18,6 +18,8 @@ interface Rule {
   /** Matched against each segment's name (a pattern without `/`), or against whole absolute paths. */
   readonly scope: "name" | "path";
   readonly regex: GlobMatcher;
+  /** The glob compiled, for a "path" rule absolute. */
+  readonly glob: string;
   /** The absolute path it names when it has no wildcard. */
   readonly literal: string | undefined;
 }
@@ -42,6 +44,32 @@ export class DenyList {
   static compile(patterns: readonly string[], options: DenyListOptions): DenyList {
     const rules = patterns.map((pattern) => compileRule(pattern, options));
     return new DenyList([...patterns], rules);
+  }
+
+  /**
+   * This list plus, for each pattern whose literal prefix (the segments before the first wildcard) resolves
+   * elsewhere through a symlink, the same pattern at the canonical prefix: the file tools judge canonical
+   * paths, so `~/.ssh` with `/home` a link to `/var/home` must also deny `/var/home/u/.ssh`. `resolve` gives
+   * a path's canonical form (undefined when it cannot be resolved). Only the prefix is resolved: a symlink
+   * below a wildcard is found by the shell's walk, not here.
+   */
+  async canonical(resolve: (path: string) => Promise<string | undefined>): Promise<DenyList> {
+    const added: Rule[] = [];
+    for (const rule of this.#rules) {
+      if (rule.scope !== "path") continue;
+      const segments = rule.glob.split("/");
+      let literalEnd = segments.findIndex((segment) => WILDCARD.test(segment));
+      if (literalEnd === -1) literalEnd = segments.length;
+      const prefix = segments.slice(0, literalEnd).join("/");
+      if (prefix === "" || prefix === "/") continue;
+      const real = await resolve(prefix);
+      if (real === undefined || real === prefix) continue;
+      const rest = segments.slice(literalEnd);
+      const glob = [escapeGlob(real === "/" ? "" : real), ...rest].join("/") || "/";
+      const literal = rule.literal === undefined ? undefined : normalizeAbsolute([real, ...rest].join("/"));
+      added.push({ pattern: rule.pattern, scope: "path", regex: compileGlob(glob), glob, literal });
+    }
+    return added.length === 0 ? this : new DenyList(this.patterns, [...this.#rules, ...added]);
   }
 
   static readonly none: DenyList = new DenyList([], []);
@@ -154,5 +182,9 @@ function compileRule(pattern: string, options: DenyListOptions): Rule {
     throw new RangeError(`deny pattern ${JSON.stringify(pattern)} is not a valid glob: ${reason}`);
   }
   const literal = scope === "path" && !WILDCARD.test(glob) ? normalizeAbsolute(glob) : undefined;
-  return { pattern, scope, regex, literal };
+  return { pattern, scope, regex, glob, literal };
+}
+
+function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]{}\\]/g, "\\$&");
 }

@@ -66,7 +66,7 @@ function pins(rules: SandboxRules, masks: readonly Mask[], writeAnywhere: boolea
   const isWritable = (dir: string) => (writeAnywhere || writable.some((root) => isWithin(root, dir))) && !readOnly.some((path) => isWithin(path, dir));
   const out = new Set<string>();
   for (const mask of masks) {
-    if (rules.policy.deny.deniesName(baseName(mask.path))) continue;
+    if (rules.deny.deniesName(baseName(mask.path))) continue;
     for (let dir = parentPath(mask.path); dir !== "/" && !out.has(dir); dir = parentPath(dir)) {
       if (!mounted.has(dir) && isWritable(dir)) out.add(dir);
     }
@@ -75,7 +75,7 @@ function pins(rules: SandboxRules, masks: readonly Mask[], writeAnywhere: boolea
 }
 
 async function denyMasks(fs: FileSystem, rules: SandboxRules, mode: SandboxMode, options: ShellViewOptions | undefined): Promise<Mask[]> {
-  const deny = rules.policy.deny;
+  const deny = rules.deny;
   if (deny.empty) return [];
   const signal = options?.signal;
   const found = new Map<string, boolean>();
