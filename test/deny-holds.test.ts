@@ -7,7 +7,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { createNodeProcessRunner, createNodeProvider } from "../adapters/node/mod.ts";
+import { createNodeProcessRunner, createNodeProvider, createNodeSearchBackend } from "../adapters/node/mod.ts";
 import { inProcessAgent, type Message } from "./acp-driver.ts";
 import { COMPOSITIONS, createScriptedModel } from "../adapters/acp/mod.ts";
 import { createToolkit, detectBubblewrap, type ProcessRunner, type SandboxOptions, type Toolkit } from "../core/mod.ts";
@@ -53,7 +53,7 @@ function kit(ws: string, runner: ProcessRunner, sandbox: Partial<SandboxOptions>
 
 const bwrap = confinement.available ? describe : describe.skip;
 
-bwrap(`renaming a directory above a denied path from the confined shell${confinement.available ? "" : ` (${confinement.reason})`}`, () => {
+bwrap(`the confined shell under a deny list${confinement.available ? "" : ` (${confinement.reason})`}`, () => {
   for (const [user, runner] of users) {
     for (const [deny, mode] of [
       ["config/secrets.json", "workspace-write"],
@@ -78,6 +78,17 @@ bwrap(`renaming a directory above a denied path from the confined shell${confine
         expect(other.content).toContain("hello");
       });
     }
+    test(`as ${user}, --deny .env also hides .ENV and an NFD spelling of an NFC pattern from the shell`, async () => {
+      const { ws } = layout();
+      const nfd = "caf\u00e9".normalize("NFD");
+      writeFileSync(join(ws, ".ENV"), SECRET);
+      writeFileSync(join(ws, nfd), SECRET);
+      execFileSync("chmod", ["a+rw", join(ws, ".ENV"), join(ws, nfd)]);
+      const toolkit = kit(ws, runner, { deny: [".env", "caf\u00e9"] });
+      const out = await toolkit.call("bash", { command: `cat .ENV ${nfd}; echo done` });
+      expect(out.content).toContain("done");
+      expect(out.content).not.toContain(SECRET);
+    });
     test(`as ${user}, a denied path under a home the shell may write (full-access): the home cannot be renamed`, async () => {
       const { root, ws } = layout();
       const home = join(root, "home");
@@ -159,4 +170,25 @@ test("ACP: a session whose cwd is a symlink cannot read a relatively denied file
   }
   await peer.close();
   await done;
+});
+
+test("a deny pattern holds for any case and either Unicode normalization of the name (.ENV, an NFD spelling)", async () => {
+  const ws = scratch();
+  const nfc = "caf\u00e9-keys";
+  const nfd = nfc.normalize("NFD");
+  writeFileSync(join(ws, ".ENV"), SECRET);
+  writeFileSync(join(ws, nfd), SECRET);
+  mkdirSync(join(ws, "Config"));
+  writeFileSync(join(ws, "Config", "Secrets.JSON"), SECRET);
+  const toolkit = createToolkit({ fs: createNodeProvider({ cwd: ws }), workspace: ws, search: createNodeSearchBackend(), sandbox: { mode: "full-access", deny: [".env", nfc, "config/*.json"] } });
+  for (const path of [".ENV", nfd, "Config/Secrets.JSON"]) {
+    const read = await toolkit.call("read", { path });
+    expect(read.error?.code, `${path}: ${read.content}`).toBe("FS_SANDBOX_DENIED");
+    const write = await toolkit.call("write", { path, content: "x" });
+    expect(write.error?.code, `${path}: ${write.content}`).toBe("FS_SANDBOX_DENIED");
+  }
+  const grep = await toolkit.call("grep", { pattern: SECRET });
+  expect(grep.content.startsWith("No matches"), grep.content).toBe(true);
+  const glob = await toolkit.call("glob", { pattern: "**/*" });
+  for (const name of [".ENV", nfd, "Secrets.JSON"]) expect(glob.content).not.toContain(name);
 });

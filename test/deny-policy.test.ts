@@ -80,3 +80,17 @@ describe("DenyList.canonical", () => {
     expect(await list.canonical(resolve)).toBe(list);
   });
 });
+
+test("patterns and paths are compared lower-cased and NFC: .env denies .ENV, and either normalization denies the other", () => {
+  const nfc = "caf\u00e9";
+  const nfd = nfc.normalize("NFD");
+  const list = DenyList.compile([".env", nfd, "Config/*.JSON", "~/Keys"], { workspace: "/ws", home: "/home/u" });
+  expect(list.match("/ws/.ENV")).toBe(".env");
+  expect(list.match(`/ws/${nfc}/x`)).toBe(nfd);
+  expect(list.match("/ws/config/a.json")).toBe("Config/*.JSON");
+  expect(list.match("/home/u/KEYS/id")).toBe("~/Keys");
+  expect(list.deniesName(".Env")).toBe(true);
+  expect(list.match("/ws/env")).toBeUndefined();
+  // The literal keeps the host's spelling: it is looked up on disk.
+  expect(list.literals).toEqual(["/home/u/Keys"]);
+});

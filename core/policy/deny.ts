@@ -1,7 +1,8 @@
 // The deny list: paths no tool may read or write and the confined shell cannot see, in every sandbox mode.
 // Patterns are globs with ripgrep's syntax (compiled by the search engine's compiler, so `*` stays within one
 // segment and `**` crosses them), judged against absolute paths. A path is denied when it, or any directory
-// above it, matches: denying `~/.ssh` denies everything inside it.
+// above it, matches: denying `~/.ssh` denies everything inside it. Patterns and paths are compared folded (lower
+// case, NFC), so `.env` also denies `.ENV` and a decomposed spelling of a name; see note 0009 for why always.
 import { isAbsolutePath, normalizeAbsolute, resolvePath } from "../fs/paths.ts";
 import { compileGlob, type GlobMatcher, GlobSyntaxError } from "../search/engine/glob.ts";
 import { byteString } from "../search/engine/text.ts";
@@ -67,7 +68,7 @@ export class DenyList {
       const rest = segments.slice(literalEnd);
       const glob = [escapeGlob(real === "/" ? "" : real), ...rest].join("/") || "/";
       const literal = rule.literal === undefined ? undefined : normalizeAbsolute([real, ...rest].join("/"));
-      added.push({ pattern: rule.pattern, scope: "path", regex: compileGlob(glob), glob, literal });
+      added.push({ pattern: rule.pattern, scope: "path", regex: compileGlob(fold(glob)), glob, literal });
     }
     return added.length === 0 ? this : new DenyList(this.patterns, [...this.#rules, ...added]);
   }
@@ -137,13 +138,13 @@ export class DenyList {
    * path does not lift its denial, as it would for a pattern with a `/`.
    */
   deniesName(name: string): boolean {
-    const bytes = byteString(name);
+    const bytes = byteString(fold(name));
     return this.#rules.some((rule) => rule.scope === "name" && rule.regex.test(bytes));
   }
 
   #matchOne(prefix: string, segment: string): string | undefined {
-    const path = byteString(prefix);
-    const name = byteString(segment);
+    const path = byteString(fold(prefix));
+    const name = byteString(fold(segment));
     for (const rule of this.#rules) {
       if (rule.regex.test(rule.scope === "name" ? name : path)) return rule.pattern;
     }
@@ -176,13 +177,24 @@ function compileRule(pattern: string, options: DenyListOptions): Rule {
   }
   let regex: GlobMatcher;
   try {
-    regex = compileGlob(glob);
+    regex = compileGlob(fold(glob));
   } catch (error) {
     const reason = error instanceof GlobSyntaxError ? error.message : String(error);
     throw new RangeError(`deny pattern ${JSON.stringify(pattern)} is not a valid glob: ${reason}`);
   }
   const literal = scope === "path" && !WILDCARD.test(glob) ? normalizeAbsolute(glob) : undefined;
   return { pattern, scope, regex, glob, literal };
+}
+
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * Lower case, then NFC: what case-insensitive or normalizing volumes (APFS, HFS+, NTFS, ext4 casefold) treat
+ * as one name. Folding a glob leaves its syntax alone: none of `*?[]{}\` has a case.
+ */
+function fold(text: string): string {
+  const lower = text.toLowerCase();
+  return NON_ASCII.test(lower) ? lower.normalize("NFC") : lower;
 }
 
 function escapeGlob(text: string): string {
