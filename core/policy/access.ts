@@ -23,7 +23,7 @@ export interface ReadAccess {
  * is the OS confinement a search may run in (the one bash gets).
  */
 export function readAccess(fs: FileSystem, rules: SandboxRules, confinement?: ShellConfinement): ReadAccess | undefined {
-  if (rules.readable === undefined && rules.policy.deny.empty) return undefined;
+  if (rules.readable === undefined && rules.deny.empty) return undefined;
   const visible = readableFilter(rules);
   return {
     check: (target, verb) => checkReadable(fs, rules, target, verb),

@@ -1,7 +1,8 @@
 // The deny list: paths no tool may read or write and the confined shell cannot see, in every sandbox mode.
 // Patterns are globs with ripgrep's syntax (compiled by the search engine's compiler, so `*` stays within one
 // segment and `**` crosses them), judged against absolute paths. A path is denied when it, or any directory
-// above it, matches: denying `~/.ssh` denies everything inside it.
+// above it, matches: denying `~/.ssh` denies everything inside it. Patterns and paths are compared folded (lower
+// case, NFC), so `.env` also denies `.ENV` and a decomposed spelling of a name; see note 0009 for why always.
 import { isAbsolutePath, normalizeAbsolute, resolvePath } from "../fs/paths.ts";
 import { compileGlob, type GlobMatcher, GlobSyntaxError } from "../search/engine/glob.ts";
 import { byteString } from "../search/engine/text.ts";
@@ -18,6 +19,8 @@ interface Rule {
   /** Matched against each segment's name (a pattern without `/`), or against whole absolute paths. */
   readonly scope: "name" | "path";
   readonly regex: GlobMatcher;
+  /** The glob compiled, for a "path" rule absolute. */
+  readonly glob: string;
   /** The absolute path it names when it has no wildcard. */
   readonly literal: string | undefined;
 }
@@ -42,6 +45,32 @@ export class DenyList {
   static compile(patterns: readonly string[], options: DenyListOptions): DenyList {
     const rules = patterns.map((pattern) => compileRule(pattern, options));
     return new DenyList([...patterns], rules);
+  }
+
+  /**
+   * This list plus, for each pattern whose literal prefix (the segments before the first wildcard) resolves
+   * elsewhere through a symlink, the same pattern at the canonical prefix: the file tools judge canonical
+   * paths, so `~/.ssh` with `/home` a link to `/var/home` must also deny `/var/home/u/.ssh`. `resolve` gives
+   * a path's canonical form (undefined when it cannot be resolved). Only the prefix is resolved: a symlink
+   * below a wildcard is found by the shell's walk, not here.
+   */
+  async canonical(resolve: (path: string) => Promise<string | undefined>): Promise<DenyList> {
+    const added: Rule[] = [];
+    for (const rule of this.#rules) {
+      if (rule.scope !== "path") continue;
+      const segments = rule.glob.split("/");
+      let literalEnd = segments.findIndex((segment) => WILDCARD.test(segment));
+      if (literalEnd === -1) literalEnd = segments.length;
+      const prefix = segments.slice(0, literalEnd).join("/");
+      if (prefix === "" || prefix === "/") continue;
+      const real = await resolve(prefix);
+      if (real === undefined || real === prefix) continue;
+      const rest = segments.slice(literalEnd);
+      const glob = [escapeGlob(real === "/" ? "" : real), ...rest].join("/") || "/";
+      const literal = rule.literal === undefined ? undefined : normalizeAbsolute([real, ...rest].join("/"));
+      added.push({ pattern: rule.pattern, scope: "path", regex: compileGlob(fold(glob)), glob, literal });
+    }
+    return added.length === 0 ? this : new DenyList(this.patterns, [...this.#rules, ...added]);
   }
 
   static readonly none: DenyList = new DenyList([], []);
@@ -104,9 +133,18 @@ export class DenyList {
     };
   }
 
+  /**
+   * True when a rule that matches names denies `name` wherever it is: renaming a directory above such a
+   * path does not lift its denial, as it would for a pattern with a `/`.
+   */
+  deniesName(name: string): boolean {
+    const bytes = byteString(fold(name));
+    return this.#rules.some((rule) => rule.scope === "name" && rule.regex.test(bytes));
+  }
+
   #matchOne(prefix: string, segment: string): string | undefined {
-    const path = byteString(prefix);
-    const name = byteString(segment);
+    const path = byteString(fold(prefix));
+    const name = byteString(fold(segment));
     for (const rule of this.#rules) {
       if (rule.regex.test(rule.scope === "name" ? name : path)) return rule.pattern;
     }
@@ -139,11 +177,26 @@ function compileRule(pattern: string, options: DenyListOptions): Rule {
   }
   let regex: GlobMatcher;
   try {
-    regex = compileGlob(glob);
+    regex = compileGlob(fold(glob));
   } catch (error) {
     const reason = error instanceof GlobSyntaxError ? error.message : String(error);
     throw new RangeError(`deny pattern ${JSON.stringify(pattern)} is not a valid glob: ${reason}`);
   }
   const literal = scope === "path" && !WILDCARD.test(glob) ? normalizeAbsolute(glob) : undefined;
-  return { pattern, scope, regex, literal };
+  return { pattern, scope, regex, glob, literal };
+}
+
+const NON_ASCII = /[^\x00-\x7f]/;
+
+/**
+ * Lower case, then NFC: what case-insensitive or normalizing volumes (APFS, HFS+, NTFS, ext4 casefold) treat
+ * as one name. Folding a glob leaves its syntax alone: none of `*?[]{}\` has a case.
+ */
+function fold(text: string): string {
+  const lower = text.toLowerCase();
+  return NON_ASCII.test(lower) ? lower.normalize("NFC") : lower;
+}
+
+function escapeGlob(text: string): string {
+  return text.replace(/[*?[\]{}\\]/g, "\\$&");
 }

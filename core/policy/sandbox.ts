@@ -75,6 +75,8 @@ export interface SandboxRules {
   readonly readable: readonly FsTarget[] | undefined;
   /** Canonical protected paths, whether or not they exist yet. */
   readonly protected: readonly FsTarget[];
+  /** The policy's deny list, each pattern also at its canonical literal prefix (see DenyList.canonical). */
+  readonly deny: DenyList;
 }
 
 // A `.git` file (a worktree or submodule) names the real git directory, which runs hooks just the same.
@@ -95,7 +97,8 @@ export async function resolveSandbox(fs: FileSystem, policy: SandboxPolicy, sign
     const gitdir = await gitdirOf(fs, target, signal);
     if (gitdir) protectedTargets.push(await fs.resolve(gitdir, { cwd: parentPath(target.key), ...(signal ? { signal } : {}) }));
   }
-  return { policy, writable, readable, protected: protectedTargets };
+  const deny = await policy.deny.canonical(async (path) => (await resolve(path).catch(() => undefined))?.key);
+  return { policy, writable, readable, protected: protectedTargets, deny };
 }
 
 async function gitdirOf(fs: FileSystem, target: FsTarget, signal: AbortSignal | undefined): Promise<string | undefined> {
@@ -144,7 +147,7 @@ export function sandboxFence(
 
 /** The fence for a call under resolved rules and a mode (the standing one, or one approved for the call). */
 export function rulesFence(fs: FileSystem, rules: SandboxRules, mode: SandboxMode): FsFence {
-  return sandboxFence(fs, mode, rules.writable, { protected: rules.protected, deny: rules.policy.deny });
+  return sandboxFence(fs, mode, rules.writable, { protected: rules.protected, deny: rules.deny });
 }
 
 /**
@@ -154,7 +157,7 @@ export function rulesFence(fs: FileSystem, rules: SandboxRules, mode: SandboxMod
  */
 export function checkReadable(fs: FileSystem, rules: SandboxRules, target: FsTarget, verb = "read"): void {
   const mode = rules.policy.mode;
-  const pattern = rules.policy.deny.match(target.displayPath) ?? rules.policy.deny.match(target.key);
+  const pattern = rules.deny.match(target.displayPath) ?? rules.deny.match(target.key);
   if (pattern !== undefined) throw denied(mode, target, verb, `it is on the deny list (${JSON.stringify(pattern)})`, "deny");
   const readable = rules.readable;
   if (readable && !readable.some((root) => fs.contains(root, target))) {
@@ -167,7 +170,7 @@ export function checkReadable(fs: FileSystem, rules: SandboxRules, target: FsTar
  * rules let the model see.
  */
 export function readableFilter(rules: SandboxRules): (key: string) => boolean {
-  const deny = rules.policy.deny.matcher();
+  const deny = rules.deny.matcher();
   const readable = rules.readable;
   return (key) => deny(key) === undefined && (readable === undefined || readable.some((root) => isWithin(root.key, key)));
 }

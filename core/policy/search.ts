@@ -91,7 +91,7 @@ export function guardSearch(backend: SearchBackend, fs: FileSystem, rules: Sandb
  * readable roots, which ripgrep reads by path and which would have to be shown to it.
  */
 export async function searchConfinement(fs: FileSystem, rules: SandboxRules, program: string, signal?: AbortSignal): Promise<SearchConfinement | undefined> {
-  const deny = rules.policy.deny;
+  const deny = rules.deny;
   if (deny.needsWalk) return undefined;
   const opts = signal ? { signal } : undefined;
   const exists = async (target: FsTarget) => (await fs.stat(target, opts).catch(() => undefined))?.type;

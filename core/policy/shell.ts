@@ -4,7 +4,7 @@
 // walking the workspace (and the readable roots under the "workspace" read scope). What a pattern would match
 // but that does not exist yet, or that lies elsewhere, cannot be hidden this way; see note 0010.
 import { FsError, throwIfAborted } from "../fs/errors.ts";
-import { isWithin, joinPath } from "../fs/paths.ts";
+import { baseName, isWithin, joinPath, parentPath } from "../fs/paths.ts";
 import type { FileSystem, FsTarget } from "../fs/types.ts";
 import type { ConfinementView } from "../process/bubblewrap.ts";
 import { type SandboxMode, sandboxMarker, type SandboxRules } from "./sandbox.ts";
@@ -41,18 +41,41 @@ export async function shellView(fs: FileSystem, rules: SandboxRules, mode: Sandb
     for (const root of rules.readable) if ((await exists(root)) === "directory") readable.push(root.key);
   }
   const masks = await denyMasks(fs, rules, mode, options);
+  const pinned = pins(rules, masks, mode === "full-access", writable, readOnly);
   return {
     writeAnywhere: mode === "full-access",
     writable: [...new Set(writable)],
     readOnly: [...new Set(readOnly)],
     ...(readable ? { readable: [...new Set(readable)] } : {}),
+    ...(pinned.length > 0 ? { pinned } : {}),
     masks,
     network: rules.policy.network,
   };
 }
 
+/**
+ * The writable directories above the masks, which a command could rename to carry a denied path somewhere its
+ * pattern no longer names (`mv config cfg` with `config/secrets.json` denied): each is bound onto itself, and
+ * the kernel refuses to rename a mount point. Mounts move with a renamed parent inside the sandbox, so the
+ * mask alone would still hide the file there, but the host would see it at a path no rule denies. A mask
+ * denied by its own name (`.env`) stays denied wherever it is moved and needs none; a read-only directory
+ * cannot be renamed anyway; a root or a mask is a mount point already.
+ */
+function pins(rules: SandboxRules, masks: readonly Mask[], writeAnywhere: boolean, writable: readonly string[], readOnly: readonly string[]): string[] {
+  const mounted = new Set([...writable, ...readOnly, ...masks.map((mask) => mask.path), "/"]);
+  const isWritable = (dir: string) => (writeAnywhere || writable.some((root) => isWithin(root, dir))) && !readOnly.some((path) => isWithin(path, dir));
+  const out = new Set<string>();
+  for (const mask of masks) {
+    if (rules.deny.deniesName(baseName(mask.path))) continue;
+    for (let dir = parentPath(mask.path); dir !== "/" && !out.has(dir); dir = parentPath(dir)) {
+      if (!mounted.has(dir) && isWritable(dir)) out.add(dir);
+    }
+  }
+  return [...out];
+}
+
 async function denyMasks(fs: FileSystem, rules: SandboxRules, mode: SandboxMode, options: ShellViewOptions | undefined): Promise<Mask[]> {
-  const deny = rules.policy.deny;
+  const deny = rules.deny;
   if (deny.empty) return [];
   const signal = options?.signal;
   const found = new Map<string, boolean>();

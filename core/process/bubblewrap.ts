@@ -20,6 +20,12 @@ export interface ConfinementView {
    * directories ({@link SYSTEM_DIRECTORIES}) and a private /tmp; otherwise the whole filesystem.
    */
   readonly readable?: readonly string[];
+  /**
+   * Writable directories bound onto themselves so that rename(2) of them fails (EBUSY, a mount point): the
+   * directories above a mask whose denial depends on its path, which a rename would otherwise move out
+   * from under the deny list on the host. Absent when there are none.
+   */
+  readonly pinned?: readonly string[];
   /** Hidden paths: a file reads as nothing and refuses writes; a directory is empty and unreadable. */
   readonly masks: readonly { readonly path: string; readonly directory: boolean }[];
   /** Whether the command shares the host's network; otherwise it has a loopback of its own and nothing else. */
@@ -39,7 +45,8 @@ export interface ConfinedCommand {
 /**
  * The bubblewrap arguments that run `command` inside `view`. Mounts are applied in order, so each kind of
  * path is emitted after what it overrides: the base view, then roots from the outermost in, then protected
- * paths, then the masks (the deny list wins over everything).
+ * paths, then the masks (the deny list wins over everything). Pinned directories come right after the roots
+ * (bubblewrap binds recursively, so a pin keeps what the roots put below it).
  */
 export function bubblewrapArgs(view: ConfinementView, command: ConfinedCommand): string[] {
   const args: string[] = [];
@@ -53,6 +60,7 @@ export function bubblewrapArgs(view: ConfinementView, command: ConfinedCommand):
     args.push(view.writeAnywhere ? "--bind" : "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
     if (!view.writeAnywhere) for (const root of [...writable].sort(byDepth)) args.push("--bind", root, root);
   }
+  for (const dir of [...(view.pinned ?? [])].sort(byDepth)) args.push("--bind", dir, dir);
   for (const path of [...view.readOnly].sort(byDepth)) args.push("--ro-bind", path, path);
   for (const mask of [...view.masks].sort((a, b) => byDepth(a.path, b.path))) {
     if (mask.directory) args.push("--perms", "0000", "--tmpfs", mask.path, "--remount-ro", mask.path);
@@ -264,13 +272,27 @@ export async function detectBubblewrap(runner: ProcessRunner, options?: DetectBu
  * as for any command: the base runner signals bubblewrap's process group, and the pid namespace takes the
  * rest of the tree down with it.
  */
+/** bubblewrap refuses a command line of more arguments than this ("Exceeded maximum number of arguments"). */
+export const BUBBLEWRAP_MAX_ARGS = 9000;
+
 export function confinedRunner(base: ProcessRunner, program: string, viewFor: (spec: ProcessSpec) => Promise<ConfinementView>): ProcessRunner {
   return {
     async run(spec) {
       if (spec.command === "") throw new ProcessError("PROCESS_INVALID_ARGUMENT", "The command is empty. Name a program to run.");
       const view = await viewFor(spec);
       const args = bubblewrapArgs(view, { command: spec.command, ...(spec.args ? { args: spec.args } : {}), ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}) });
-      return base.run({ ...spec, ...bubblewrapLaunch(program, args, view.network) });
+      const launch = bubblewrapLaunch(program, args, view.network);
+      const count = args.length + (view.network ? 0 : 2); // and --seccomp 3
+      if (count > BUBBLEWRAP_MAX_ARGS) {
+        const mounts = view.masks.length + (view.pinned?.length ?? 0);
+        throw new ProcessError(
+          "PROCESS_INVALID_ARGUMENT",
+          `The command was not run: confining it takes ${count} bubblewrap arguments (${mounts} of its mounts hide or pin deny-list paths), ` +
+            `more than the ${BUBBLEWRAP_MAX_ARGS} bubblewrap accepts. Ask the user to narrow the deny list or the workspace`,
+          { details: { command: spec.command, arguments: count, limit: BUBBLEWRAP_MAX_ARGS } },
+        );
+      }
+      return base.run({ ...spec, ...launch });
     },
   };
 }
