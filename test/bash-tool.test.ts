@@ -108,12 +108,12 @@ describe("bash", () => {
       if (filtered) expect(spec.args!.slice(5, 7)).toEqual(["--seccomp", "3"]);
       return { args: spec.args!.slice(filtered ? 7 : 5), cwd: spec.cwd };
     });
-    const tail = ["--ro-bind", "/dev/null", "/ws/sub/.env", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--die-with-parent", "--cap-drop", "ALL", "--chdir", "/ws", "--", "bash", "-c", "ls"];
+    const tail = ["--ro-bind", "/dev/null", "/ws/sub/.env", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--die-with-parent", "--cap-drop", "ALL", "--chdir", "/ws", "--", "bash", "-c", "ls"];
     const masks = ["--perms", "0000", "--tmpfs", "/ws/keys", "--remount-ro", "/ws/keys"];
-    expect([readOnly!.args, readOnly!.cwd]).toEqual([["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", ...masks, ...tail], "/ws"]);
+    expect([readOnly!.args, readOnly!.cwd]).toEqual([["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc", ...masks, ...tail], "/ws"]);
     // /tmp does not exist in this volume, so only the workspace is bound; .git exists and is bound read-only again.
-    expect(workspaceWrite!.args).toEqual(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", "/ws", "/ws", "--ro-bind", "/ws/.git", "/ws/.git", ...masks, ...tail]);
-    expect(fullAccess!.args).toEqual(["--bind", "/", "/", "--dev", "/dev", "--proc", "/proc", ...masks, ...tail.filter((arg) => arg !== "--unshare-net")]);
+    expect(workspaceWrite!.args).toEqual(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc", "--bind", "/ws", "/ws", "--ro-bind", "/ws/.git", "/ws/.git", ...masks, ...tail]);
+    expect(fullAccess!.args).toEqual(["--bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc", "--ro-bind-try", "/sys", "/sys", ...masks, ...tail.filter((arg) => arg !== "--unshare-net")]);
   });
 
   test("the description and the guidance say what a confined bash may do, and only that", () => {

@@ -166,6 +166,57 @@ export async function registerConfineCases(test: Register, skip: Skip, runtime: 
       }));
   }
 
+  // Kernel settings are files the kernel judges by uid alone: uid 0 without capabilities may write them, and a
+  // pipe in core_pattern runs a program as root on the host. Each probe only opens for writing (`: >>`), which
+  // is where the kernel refuses, and never calls write(), so even a sandbox that lets the open through changes
+  // nothing on the host; the host's values are read before and after all the same.
+  const SYSCTLS = ["kernel/core_pattern", "kernel/hostname", "kernel/randomize_va_space"];
+  add("kernel settings under /proc/sys (core_pattern, hostname, ASLR, drop_caches, every other one) cannot be opened for writing", () =>
+    session(async (_kit, _at, sh) => {
+      const read = () => host(runner, 'for f in "$@"; do cat "/proc/sys/$f"; done', SYSCTLS);
+      const before = await read();
+      const probes = [...SYSCTLS, "vm/drop_caches"].map((f) => `: >> /proc/sys/${f} && echo "OPENED ${f}";`).join(" ");
+      const out = await sh(
+        `${probes} n=0; for f in $(find /proc/sys -type f -perm -200 2>/dev/null); do { : >> "$f"; } 2>/dev/null && n=$((n+1)); done; echo "opened=$n"; ` +
+          `[ -e /proc/sysrq-trigger ] && (: >> /proc/sysrq-trigger) 2>/dev/null && echo "OPENED sysrq-trigger"; echo [done]`,
+      );
+      assert(out.includes("[done]") && !out.includes("OPENED") && out.includes("opened=0"), out);
+      assert(/core_pattern: (Read-only file system|Permission denied)/.test(out), out);
+      assertEquals(await read(), before, "the host's core_pattern, hostname and randomize_va_space");
+    }));
+
+  // The class behind /proc/sys: whatever the sandbox mounts that is not meant to be written must be read-only,
+  // whatever the uid. Meant to be written: the writable roots, bubblewrap's private /dev, the private /tmp of
+  // the workspace read scope, and everything under / in full-access, except the kernel's own filesystems.
+  const KERNEL_FS = new Set(["proc", "sysfs", "cgroup", "cgroup2", "debugfs", "tracefs", "securityfs", "configfs", "bpf", "pstore", "efivarfs", "fusectl", "binfmt_misc", "hugetlbfs", "mqueue", "rpc_pipefs", "nfsd", "autofs"]);
+  const mounts = async (sh: (command: string) => Promise<string>) => {
+    const out = await sh(`awk '{ for (i = 7; $i != "-"; i++); print $5, $6, $(i+1) }' /proc/self/mountinfo`);
+    const all = out.split("\n").filter((line) => line.startsWith("/")).map((line) => {
+      const [point = "", options = "", type = ""] = line.split(" ");
+      return { point: point.replace(/\\040/g, " "), ro: options.split(",").includes("ro"), type };
+    });
+    // A mount that a later one covers (on its own mount point or one above) cannot be reached by any path.
+    return all.filter((m, i) => !all.slice(i + 1).some((later) => under(later.point, m.point)));
+  };
+  const under = (root: string, path: string) => root === "/" || path === root || path.startsWith(`${root}/`);
+  for (const [what, options, meant] of [
+    ["workspace-write", {}, (at: Layout) => [at.ws, "/dev"]],
+    ["workspace read scope", { readScope: "workspace" }, (at: Layout) => [at.ws, "/dev", "/tmp"]],
+    ["read-only", { mode: "read-only" }, () => ["/dev"]],
+    ["full-access with a deny list", (at: Layout) => ({ mode: "full-access", deny: [".env"], home: at.outside }), () => ["/"]],
+  ] as const) {
+    add(`${what}: every mount not meant to be written is read-only, and the kernel's own always are`, () =>
+      session(
+        async (_kit, at, sh) => {
+          const all = await mounts(sh);
+          assert(all.some((m) => m.point === "/proc" && m.type === "proc"), JSON.stringify(all));
+          const writable = all.filter((m) => !m.ro && (KERNEL_FS.has(m.type) || !meant(at).some((root) => under(root, m.point))));
+          assertEquals(writable, [], "read-write mounts not meant to be written");
+        },
+        options as Partial<SandboxOptions> | ((at: Layout) => Partial<SandboxOptions>),
+      ));
+  }
+
   add("writing into .git (hooks, config) is refused, and .git cannot be moved or removed", () =>
     session(async (_kit, at, sh) => {
       const out = await sh('echo "#!/bin/sh" > .git/hooks/pre-commit; echo x >> .git/config; mv .git moved; rm -rf .git; ls -A .git');

@@ -44,23 +44,32 @@ export interface ConfinedCommand {
 export function bubblewrapArgs(view: ConfinementView, command: ConfinedCommand): string[] {
   const args: string[] = [];
   const writable = new Set(view.writable);
+  // The kernel judges writes to /proc/sys (core_pattern, hostname, drop_caches...), /proc/sysrq-trigger and
+  // /sys by the writer's uid, not by a capability: uid 0 with every capability dropped may still write them, and
+  // a pipe in core_pattern runs a program as root on the host. A user namespace would not help, since uid 0
+  // inside maps to the host's uid 0. So no kernel interface is writable: the fresh /proc is remounted
+  // read-only, /sys is never bound read-write (bubblewrap's --ro-bind is recursive), /dev is bubblewrap's own.
+  const kernel = ["--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc"];
   if (view.readable) {
     for (const dir of SYSTEM_DIRECTORIES) args.push("--ro-bind-try", dir, dir);
-    args.push("--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
+    args.push(...kernel, "--tmpfs", "/tmp");
     const roots = [...new Set([...view.readable, ...view.writable])].sort(byDepth);
     for (const root of roots) args.push(writable.has(root) ? "--bind" : "--ro-bind", root, root);
   } else {
-    args.push(view.writeAnywhere ? "--bind" : "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
-    if (!view.writeAnywhere) for (const root of [...writable].sort(byDepth)) args.push("--bind", root, root);
+    args.push(view.writeAnywhere ? "--bind" : "--ro-bind", "/", "/", ...kernel);
+    if (view.writeAnywhere) args.push("--ro-bind-try", "/sys", "/sys");
+    else for (const root of [...writable].sort(byDepth)) args.push("--bind", root, root);
   }
   for (const path of [...view.readOnly].sort(byDepth)) args.push("--ro-bind", path, path);
   for (const mask of [...view.masks].sort((a, b) => byDepth(a.path, b.path))) {
     if (mask.directory) args.push("--perms", "0000", "--tmpfs", mask.path, "--remount-ro", mask.path);
     else args.push("--ro-bind", "/dev/null", mask.path);
   }
+  // The root of a restricted view is bubblewrap's own tmpfs, holding only mount points once they are made.
+  if (view.readable) args.push("--remount-ro", "/");
   // A pid namespace makes the command's tree one unit: when its first process ends, or bubblewrap is killed,
   // the kernel kills everything left inside, daemons that started sessions of their own included.
-  args.push("--unshare-pid", "--unshare-ipc");
+  args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts");
   if (!view.network) args.push("--unshare-net");
   // Dropping every capability matters when the host runs as root: with CAP_SYS_ADMIN inside its namespace
   // the command could remount / read-write or unmount a mask.
