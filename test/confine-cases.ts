@@ -310,6 +310,56 @@ export async function registerConfineCases(test: Register, skip: Skip, runtime: 
     }
   });
 
+  // What no mount can refuse, the seccomp filter must: calls probed with python3's ctypes, each printing "ok" or
+  // the errno's name. io_uring would run socket() and connect() in the kernel past the filter; the keyrings are
+  // the host user's own; without the network no socket family is left but an AF_UNIX pair. Every probe is
+  // harmless where it succeeds: a key added to the probe's own process keyring dies with it.
+  const PROBE = String.raw`
+import ctypes, errno, platform, socket
+libc = ctypes.CDLL(None, use_errno=True)
+keys = {"x86_64": (250, 248, 249), "aarch64": (219, 217, 218)}[platform.machine()]
+def call(name, nr, *args):
+    ctypes.set_errno(0)
+    r = libc.syscall(ctypes.c_long(nr), *args)
+    print(name, "ok" if r >= 0 else errno.errorcode.get(ctypes.get_errno(), ctypes.get_errno()))
+call("io_uring_setup", 425, ctypes.c_uint(4), ctypes.create_string_buffer(120))
+call("keyctl", keys[0], ctypes.c_long(0), ctypes.c_long(-4), ctypes.c_long(0))
+call("add_key", keys[1], b"user", b"toolfs-probe", b"x", ctypes.c_size_t(1), ctypes.c_long(-2))
+call("request_key", keys[2], b"user", b"toolfs-probe-absent", None, ctypes.c_long(0))
+for family, kind in [("AF_UNIX", "SOCK_STREAM"), ("AF_INET", "SOCK_STREAM"), ("AF_INET6", "SOCK_DGRAM"), ("AF_NETLINK", "SOCK_RAW"),
+                     ("AF_PACKET", "SOCK_DGRAM"), ("AF_VSOCK", "SOCK_STREAM"), ("AF_ALG", "SOCK_SEQPACKET")]:
+    try:
+        socket.socket(getattr(socket, family), getattr(socket, kind)).close()
+        print("socket", family, "ok")
+    except OSError as e:
+        print("socket", family, errno.errorcode.get(e.errno, e.errno))
+for kind in ["SOCK_STREAM", "SOCK_SEQPACKET", "SOCK_DGRAM"]:
+    try:
+        for end in socket.socketpair(socket.AF_UNIX, getattr(socket, kind)): end.close()
+        print("socketpair", kind, "ok")
+    except OSError as e:
+        print("socketpair", kind, errno.errorcode.get(e.errno, e.errno))
+`;
+  const PYTHON = "/usr/bin/python3";
+  const hasPython = (await host(runner, '[ -x "$1" ] && echo yes || echo no', [PYTHON])).trim() === "yes";
+  for (const network of [false, true]) {
+    add(`${network ? "with" : "without"} the network: io_uring and the keyrings are refused, ${network ? "sockets are allowed" : "no socket but a Unix pair"}`, () =>
+      session(
+        async (_kit, _at, sh) => {
+          const out = await sh(`${PYTHON} - <<'EOF'\n${PROBE}\nEOF`);
+          const got = Object.fromEntries(out.split("\n").filter((l) => / (ok|E[A-Z]+)$/.test(l)).map((l) => [l.slice(0, l.lastIndexOf(" ")), l.slice(l.lastIndexOf(" ") + 1)]));
+          for (const call of ["io_uring_setup", "keyctl", "add_key", "request_key"]) assertEquals(got[call], "ENOSYS", `${call}: ${out}`);
+          for (const family of ["AF_UNIX", "AF_INET", "AF_INET6", "AF_NETLINK", "AF_PACKET", "AF_VSOCK", "AF_ALG"]) {
+            const verdict = got[`socket ${family}`];
+            if (!network) assertEquals(verdict, "EPERM", `socket ${family}: ${out}`);
+          }
+          if (network) assertEquals([got["socket AF_UNIX"], got["socket AF_INET"]], ["ok", "ok"], out);
+          for (const kind of ["SOCK_STREAM", "SOCK_SEQPACKET", "SOCK_DGRAM"]) assertEquals(got[`socketpair ${kind}`], "ok", `socketpair ${kind}: ${out}`);
+        },
+        { network },
+      ), hasPython ? undefined : `${PYTHON} is not installed`);
+  }
+
   // connect() on a Unix socket is no write, so a read-only mount does not stop it; the seccomp filter does.
   add("a Unix socket on the host cannot be reached without the network; the network option allows it", async () => {
     const at = await layout(runner);
