@@ -31,6 +31,8 @@ export interface ConfineCaseRuntime {
   listenUnix?(path: string): Promise<{ accepted(): number; close(): Promise<void> }>;
   /** A node executable, to connect to that socket from inside the sandbox. */
   readonly node?: string;
+  /** The runtime's runner, with `vars` in the environment every child inherits, as if the host's held them. */
+  runnerWithEnv(vars: Readonly<Record<string, string>>): ProcessRunner;
 }
 
 const SECRET = "SECRET-b61c";
@@ -118,6 +120,28 @@ export async function registerConfineCases(test: Register, skip: Skip, runtime: 
       assert(readOnly.definitions.some((d) => d.name === "bash"), "bash under read-only");
       assert(readOnly.guidance.includes("no file can be written"), readOnly.guidance);
     }));
+
+  // The host's environment holds what an agent's host needs (API keys, the MCP token) and no command should
+  // see; bash inherits only the allow-list (DEFAULT_BASH_ENV) and what the host adds, confined or not.
+  add("bash inherits only the allowed environment: no secret of the host's, confined or not; bashEnv passes more", async () => {
+    const secrets = { OPENAI_API_KEY: `sk-${SECRET}`, TOOLFS_MCP_TOKEN: `mcp-${SECRET}`, ANTHROPIC_API_KEY: `ak-${SECRET}`, "ODD-NAME": SECRET };
+    const leaky = runtime.runnerWithEnv({ ...secrets, LC_TIME: "C", NODE_OPTIONS_X: "kept" });
+    const at = await layout(runner);
+    try {
+      const command = "env; cat /proc/$$/environ | tr '\\0' '\\n'; cat /proc/1/environ /proc/$PPID/environ 2>/dev/null | tr '\\0' '\\n'; echo [done]";
+      for (const sandbox of [undefined, { mode: "workspace-write", confinement } as const]) {
+        const kit = createToolkit({ fs: runtime.provider(at.ws), workspace: at.ws, runner: leaky, ...(sandbox ? { sandbox } : {}) });
+        const out = (await kit.call("bash", { command })).content;
+        assert(out.includes("[done]") && !out.includes(SECRET), `${sandbox ? "confined" : "unconfined"}: ${out}`);
+        assert(/^PATH=/m.test(out) && /^HOME=/m.test(out) && /^LC_TIME=C$/m.test(out) && !/NODE_OPTIONS_X/.test(out), out);
+        const more = createToolkit({ fs: runtime.provider(at.ws), workspace: at.ws, runner: leaky, bashEnv: ["NODE_*", "OPENAI_API_KEY"], ...(sandbox ? { sandbox } : {}) });
+        const passed = (await more.call("bash", { command: "env" })).content;
+        assert(/^NODE_OPTIONS_X=kept$/m.test(passed) && passed.includes(`OPENAI_API_KEY=sk-${SECRET}`) && !passed.includes(`mcp-${SECRET}`), passed);
+      }
+    } finally {
+      await host(runner, 'rm -rf -- "$1"', [at.base]);
+    }
+  });
 
   add("stdin is closed inside the confinement too: a command that reads it sees the end at once", () =>
     session(async (kit) => {
