@@ -12,7 +12,7 @@
  */
 
 // The toolkit.
-export { createToolkit, DEFAULT_LIMITS, resultJsonSchema, strictToolSchema, structuredResult, TOOL_ERROR_CODES, TOOL_TRAITS, ToolError } from "./tools/mod.ts";
+export { createToolkit, DEFAULT_BASH_ENV, DEFAULT_LIMITS, resultJsonSchema, strictToolSchema, structuredResult, TOOL_ERROR_CODES, TOOL_TRAITS, ToolError } from "./tools/mod.ts";
 export type {
   ApprovalOutcome,
   ApprovalRequest,

@@ -100,20 +100,20 @@ describe("bash", () => {
       expect(kit.definitions.map((d) => d.name)).toContain("bash");
       expect((await kit.call("bash", { command: "ls" })).content).toBe("ok\n[exit code: 0]");
     }
-    // bubblewrap is started by a small bash launcher that hands it the seccomp filter on fd 3 when the command
-    // has no network (full-access keeps it by default).
-    const [readOnly, workspaceWrite, fullAccess] = specs.map((spec, i) => {
-      const filtered = i < 2;
-      expect([spec.command, spec.args![2], spec.args![3] !== "", spec.args![4]]).toEqual(["bash", "toolfs-confine", filtered, "/usr/bin/bwrap"]);
-      if (filtered) expect(spec.args!.slice(5, 7)).toEqual(["--seccomp", "3"]);
-      return { args: spec.args!.slice(filtered ? 7 : 5), cwd: spec.cwd };
+    // bubblewrap is started by a small bash launcher that hands it the seccomp filter on fd 3; the filter is
+    // longer without the network (full-access keeps it by default).
+    const [readOnly, workspaceWrite, fullAccess] = specs.map((spec) => {
+      expect([spec.command, spec.args![2], spec.args![4], ...spec.args!.slice(5, 7)]).toEqual(["bash", "toolfs-confine", "/usr/bin/bwrap", "--seccomp", "3"]);
+      return { args: spec.args!.slice(7), cwd: spec.cwd, filter: spec.args![3]! };
     });
-    const tail = ["--ro-bind", "/dev/null", "/ws/sub/.env", "--unshare-pid", "--unshare-ipc", "--unshare-net", "--die-with-parent", "--cap-drop", "ALL", "--chdir", "/ws", "--", "bash", "-c", "ls"];
+    expect(readOnly!.filter).toBe(workspaceWrite!.filter);
+    expect(fullAccess!.filter.length).toBeLessThan(readOnly!.filter.length);
+    const tail = ["--ro-bind", "/dev/null", "/ws/sub/.env", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--die-with-parent", "--cap-drop", "ALL", "--chdir", "/ws", "--", "bash", "-c", "ls"];
     const masks = ["--perms", "0000", "--tmpfs", "/ws/keys", "--remount-ro", "/ws/keys"];
-    expect([readOnly!.args, readOnly!.cwd]).toEqual([["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", ...masks, ...tail], "/ws"]);
+    expect([readOnly!.args, readOnly!.cwd]).toEqual([["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc", ...masks, ...tail], "/ws"]);
     // /tmp does not exist in this volume, so only the workspace is bound; .git exists and is bound read-only again.
-    expect(workspaceWrite!.args).toEqual(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--bind", "/ws", "/ws", "--ro-bind", "/ws/.git", "/ws/.git", ...masks, ...tail]);
-    expect(fullAccess!.args).toEqual(["--bind", "/", "/", "--dev", "/dev", "--proc", "/proc", ...masks, ...tail.filter((arg) => arg !== "--unshare-net")]);
+    expect(workspaceWrite!.args).toEqual(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc", "--bind", "/ws", "/ws", "--ro-bind", "/ws/.git", "/ws/.git", ...masks, ...tail]);
+    expect(fullAccess!.args).toEqual(["--bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc", "--ro-bind-try", "/sys", "/sys", ...masks, ...tail.filter((arg) => arg !== "--unshare-net")]);
   });
 
   test("the description and the guidance say what a confined bash may do, and only that", () => {

@@ -31,6 +31,8 @@ export interface ConfineCaseRuntime {
   listenUnix?(path: string): Promise<{ accepted(): number; close(): Promise<void> }>;
   /** A node executable, to connect to that socket from inside the sandbox. */
   readonly node?: string;
+  /** The runtime's runner, with `vars` in the environment every child inherits, as if the host's held them. */
+  runnerWithEnv(vars: Readonly<Record<string, string>>): ProcessRunner;
 }
 
 const SECRET = "SECRET-b61c";
@@ -119,6 +121,28 @@ export async function registerConfineCases(test: Register, skip: Skip, runtime: 
       assert(readOnly.guidance.includes("no file can be written"), readOnly.guidance);
     }));
 
+  // The host's environment holds what an agent's host needs (API keys, the MCP token) and no command should
+  // see; bash inherits only the allow-list (DEFAULT_BASH_ENV) and what the host adds, confined or not.
+  add("bash inherits only the allowed environment: no secret of the host's, confined or not; bashEnv passes more", async () => {
+    const secrets = { OPENAI_API_KEY: `sk-${SECRET}`, TOOLFS_MCP_TOKEN: `mcp-${SECRET}`, ANTHROPIC_API_KEY: `ak-${SECRET}`, "ODD-NAME": SECRET };
+    const leaky = runtime.runnerWithEnv({ ...secrets, LC_TIME: "C", NODE_OPTIONS_X: "kept" });
+    const at = await layout(runner);
+    try {
+      const command = "env; cat /proc/$$/environ | tr '\\0' '\\n'; cat /proc/1/environ /proc/$PPID/environ 2>/dev/null | tr '\\0' '\\n'; echo [done]";
+      for (const sandbox of [undefined, { mode: "workspace-write", confinement } as const]) {
+        const kit = createToolkit({ fs: runtime.provider(at.ws), workspace: at.ws, runner: leaky, ...(sandbox ? { sandbox } : {}) });
+        const out = (await kit.call("bash", { command })).content;
+        assert(out.includes("[done]") && !out.includes(SECRET), `${sandbox ? "confined" : "unconfined"}: ${out}`);
+        assert(/^PATH=/m.test(out) && /^HOME=/m.test(out) && /^LC_TIME=C$/m.test(out) && !/NODE_OPTIONS_X/.test(out), out);
+        const more = createToolkit({ fs: runtime.provider(at.ws), workspace: at.ws, runner: leaky, bashEnv: ["NODE_*", "OPENAI_API_KEY"], ...(sandbox ? { sandbox } : {}) });
+        const passed = (await more.call("bash", { command: "env" })).content;
+        assert(/^NODE_OPTIONS_X=kept$/m.test(passed) && passed.includes(`OPENAI_API_KEY=sk-${SECRET}`) && !passed.includes(`mcp-${SECRET}`), passed);
+      }
+    } finally {
+      await host(runner, 'rm -rf -- "$1"', [at.base]);
+    }
+  });
+
   add("stdin is closed inside the confinement too: a command that reads it sees the end at once", () =>
     session(async (kit) => {
       const result = await kit.call("bash", { command: "cat; echo done", timeout: 120 });
@@ -164,6 +188,57 @@ export async function registerConfineCases(test: Register, skip: Skip, runtime: 
         assertEquals((await host(runner, 'cat "$1/existing"', [at.outside])), "keep\n", "the outside file");
         assertEquals((await host(runner, 'ls -A "$1"', [at.base])).split("\n").filter(Boolean), ["outside", "ws"], "nothing beside them");
       }));
+  }
+
+  // Kernel settings are files the kernel judges by uid alone: uid 0 without capabilities may write them, and a
+  // pipe in core_pattern runs a program as root on the host. Each probe only opens for writing (`: >>`), which
+  // is where the kernel refuses, and never calls write(), so even a sandbox that lets the open through changes
+  // nothing on the host; the host's values are read before and after all the same.
+  const SYSCTLS = ["kernel/core_pattern", "kernel/hostname", "kernel/randomize_va_space"];
+  add("kernel settings under /proc/sys (core_pattern, hostname, ASLR, drop_caches, every other one) cannot be opened for writing", () =>
+    session(async (_kit, _at, sh) => {
+      const read = () => host(runner, 'for f in "$@"; do cat "/proc/sys/$f"; done', SYSCTLS);
+      const before = await read();
+      const probes = [...SYSCTLS, "vm/drop_caches"].map((f) => `: >> /proc/sys/${f} && echo "OPENED ${f}";`).join(" ");
+      const out = await sh(
+        `${probes} n=0; for f in $(find /proc/sys -type f -perm -200 2>/dev/null); do { : >> "$f"; } 2>/dev/null && n=$((n+1)); done; echo "opened=$n"; ` +
+          `[ -e /proc/sysrq-trigger ] && (: >> /proc/sysrq-trigger) 2>/dev/null && echo "OPENED sysrq-trigger"; echo [done]`,
+      );
+      assert(out.includes("[done]") && !out.includes("OPENED") && out.includes("opened=0"), out);
+      assert(/core_pattern: (Read-only file system|Permission denied)/.test(out), out);
+      assertEquals(await read(), before, "the host's core_pattern, hostname and randomize_va_space");
+    }));
+
+  // The class behind /proc/sys: whatever the sandbox mounts that is not meant to be written must be read-only,
+  // whatever the uid. Meant to be written: the writable roots, bubblewrap's private /dev, the private /tmp of
+  // the workspace read scope, and everything under / in full-access, except the kernel's own filesystems.
+  const KERNEL_FS = new Set(["proc", "sysfs", "cgroup", "cgroup2", "debugfs", "tracefs", "securityfs", "configfs", "bpf", "pstore", "efivarfs", "fusectl", "binfmt_misc", "hugetlbfs", "mqueue", "rpc_pipefs", "nfsd", "autofs"]);
+  const mounts = async (sh: (command: string) => Promise<string>) => {
+    const out = await sh(`awk '{ for (i = 7; $i != "-"; i++); print $5, $6, $(i+1) }' /proc/self/mountinfo`);
+    const all = out.split("\n").filter((line) => line.startsWith("/")).map((line) => {
+      const [point = "", options = "", type = ""] = line.split(" ");
+      return { point: point.replace(/\\040/g, " "), ro: options.split(",").includes("ro"), type };
+    });
+    // A mount that a later one covers (on its own mount point or one above) cannot be reached by any path.
+    return all.filter((m, i) => !all.slice(i + 1).some((later) => under(later.point, m.point)));
+  };
+  const under = (root: string, path: string) => root === "/" || path === root || path.startsWith(`${root}/`);
+  for (const [what, options, meant] of [
+    ["workspace-write", {}, (at: Layout) => [at.ws, "/dev"]],
+    ["workspace read scope", { readScope: "workspace" }, (at: Layout) => [at.ws, "/dev", "/tmp"]],
+    ["read-only", { mode: "read-only" }, () => ["/dev"]],
+    ["full-access with a deny list", (at: Layout) => ({ mode: "full-access", deny: [".env"], home: at.outside }), () => ["/"]],
+  ] as const) {
+    add(`${what}: every mount not meant to be written is read-only, and the kernel's own always are`, () =>
+      session(
+        async (_kit, at, sh) => {
+          const all = await mounts(sh);
+          assert(all.some((m) => m.point === "/proc" && m.type === "proc"), JSON.stringify(all));
+          const writable = all.filter((m) => !m.ro && (KERNEL_FS.has(m.type) || !meant(at).some((root) => under(root, m.point))));
+          assertEquals(writable, [], "read-write mounts not meant to be written");
+        },
+        options as Partial<SandboxOptions> | ((at: Layout) => Partial<SandboxOptions>),
+      ));
   }
 
   add("writing into .git (hooks, config) is refused, and .git cannot be moved or removed", () =>
@@ -258,6 +333,56 @@ export async function registerConfineCases(test: Register, skip: Skip, runtime: 
       await server.close();
     }
   });
+
+  // What no mount can refuse, the seccomp filter must: calls probed with python3's ctypes, each printing "ok" or
+  // the errno's name. io_uring would run socket() and connect() in the kernel past the filter; the keyrings are
+  // the host user's own; without the network no socket family is left but an AF_UNIX pair. Every probe is
+  // harmless where it succeeds: a key added to the probe's own process keyring dies with it.
+  const PROBE = String.raw`
+import ctypes, errno, platform, socket
+libc = ctypes.CDLL(None, use_errno=True)
+keys = {"x86_64": (250, 248, 249), "aarch64": (219, 217, 218)}[platform.machine()]
+def call(name, nr, *args):
+    ctypes.set_errno(0)
+    r = libc.syscall(ctypes.c_long(nr), *args)
+    print(name, "ok" if r >= 0 else errno.errorcode.get(ctypes.get_errno(), ctypes.get_errno()))
+call("io_uring_setup", 425, ctypes.c_uint(4), ctypes.create_string_buffer(120))
+call("keyctl", keys[0], ctypes.c_long(0), ctypes.c_long(-4), ctypes.c_long(0))
+call("add_key", keys[1], b"user", b"toolfs-probe", b"x", ctypes.c_size_t(1), ctypes.c_long(-2))
+call("request_key", keys[2], b"user", b"toolfs-probe-absent", None, ctypes.c_long(0))
+for family, kind in [("AF_UNIX", "SOCK_STREAM"), ("AF_INET", "SOCK_STREAM"), ("AF_INET6", "SOCK_DGRAM"), ("AF_NETLINK", "SOCK_RAW"),
+                     ("AF_PACKET", "SOCK_DGRAM"), ("AF_VSOCK", "SOCK_STREAM"), ("AF_ALG", "SOCK_SEQPACKET")]:
+    try:
+        socket.socket(getattr(socket, family), getattr(socket, kind)).close()
+        print("socket", family, "ok")
+    except OSError as e:
+        print("socket", family, errno.errorcode.get(e.errno, e.errno))
+for kind in ["SOCK_STREAM", "SOCK_SEQPACKET", "SOCK_DGRAM"]:
+    try:
+        for end in socket.socketpair(socket.AF_UNIX, getattr(socket, kind)): end.close()
+        print("socketpair", kind, "ok")
+    except OSError as e:
+        print("socketpair", kind, errno.errorcode.get(e.errno, e.errno))
+`;
+  const PYTHON = "/usr/bin/python3";
+  const hasPython = (await host(runner, '[ -x "$1" ] && echo yes || echo no', [PYTHON])).trim() === "yes";
+  for (const network of [false, true]) {
+    add(`${network ? "with" : "without"} the network: io_uring and the keyrings are refused, ${network ? "sockets are allowed" : "no socket but a Unix pair"}`, () =>
+      session(
+        async (_kit, _at, sh) => {
+          const out = await sh(`${PYTHON} - <<'EOF'\n${PROBE}\nEOF`);
+          const got = Object.fromEntries(out.split("\n").filter((l) => / (ok|E[A-Z]+)$/.test(l)).map((l) => [l.slice(0, l.lastIndexOf(" ")), l.slice(l.lastIndexOf(" ") + 1)]));
+          for (const call of ["io_uring_setup", "keyctl", "add_key", "request_key"]) assertEquals(got[call], "ENOSYS", `${call}: ${out}`);
+          for (const family of ["AF_UNIX", "AF_INET", "AF_INET6", "AF_NETLINK", "AF_PACKET", "AF_VSOCK", "AF_ALG"]) {
+            const verdict = got[`socket ${family}`];
+            if (!network) assertEquals(verdict, "EPERM", `socket ${family}: ${out}`);
+          }
+          if (network) assertEquals([got["socket AF_UNIX"], got["socket AF_INET"]], ["ok", "ok"], out);
+          for (const kind of ["SOCK_STREAM", "SOCK_SEQPACKET", "SOCK_DGRAM"]) assertEquals(got[`socketpair ${kind}`], "ok", `socketpair ${kind}: ${out}`);
+        },
+        { network },
+      ), hasPython ? undefined : `${PYTHON} is not installed`);
+  }
 
   // connect() on a Unix socket is no write, so a read-only mount does not stop it; the seccomp filter does.
   add("a Unix socket on the host cannot be reached without the network; the network option allows it", async () => {

@@ -66,11 +66,11 @@ describe("DenyList", () => {
 
 const base: ConfinementView = { writeAnywhere: false, writable: [], readOnly: [], masks: [], network: false };
 const command = { command: "bash", args: ["-c", "ls"], cwd: "/ws" };
-const TAIL = ["--unshare-pid", "--unshare-ipc", "--unshare-net", "--die-with-parent", "--cap-drop", "ALL", "--chdir", "/ws", "--", "bash", "-c", "ls"];
+const TAIL = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--die-with-parent", "--cap-drop", "ALL", "--chdir", "/ws", "--", "bash", "-c", "ls"];
 
 describe("bubblewrapArgs", () => {
   test("read-only: the whole filesystem read-only, fresh /dev and /proc, no network, no capabilities", () => {
-    expect(bubblewrapArgs(base, command)).toEqual(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", ...TAIL]);
+    expect(bubblewrapArgs(base, command)).toEqual(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc", ...TAIL]);
   });
 
   test("workspace-write: roots bound read-write outermost first, protected paths read-only again, then the masks", () => {
@@ -82,7 +82,7 @@ describe("bubblewrapArgs", () => {
       network: true,
     };
     expect(bubblewrapArgs(view, command)).toEqual([
-      ...["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"],
+      ...["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc"],
       ...["--bind", "/tmp", "/tmp", "--bind", "/ws", "/ws", "--bind", "/ws/inner", "/ws/inner"],
       ...["--ro-bind", "/ws/.git", "/ws/.git"],
       ...["--ro-bind", "/dev/null", "/ws/.env", "--perms", "0000", "--tmpfs", "/home/u/.ssh", "--remount-ro", "/home/u/.ssh"],
@@ -95,15 +95,15 @@ describe("bubblewrapArgs", () => {
     const system = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"].flatMap((d) => ["--ro-bind-try", d, d]);
     expect(bubblewrapArgs(view, command)).toEqual([
       ...system,
-      ...["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"],
-      ...["--ro-bind", "/docs", "/docs", "--bind", "/ws", "/ws"],
+      ...["--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc", "--tmpfs", "/tmp"],
+      ...["--ro-bind", "/docs", "/docs", "--bind", "/ws", "/ws", "--remount-ro", "/"],
       ...TAIL,
     ]);
   });
 
   test("full-access with a deny list: everything writable, only the masks", () => {
     const view = { ...base, writeAnywhere: true, writable: ["/ws"], masks: [{ path: "/ws/.env", directory: false }] };
-    expect(bubblewrapArgs(view, command)).toEqual(["--bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/dev/null", "/ws/.env", ...TAIL]);
+    expect(bubblewrapArgs(view, command)).toEqual(["--bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc", "--ro-bind-try", "/sys", "/sys", "--ro-bind", "/dev/null", "/ws/.env", ...TAIL]);
   });
 });
 

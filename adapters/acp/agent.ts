@@ -51,6 +51,8 @@ export interface AcpAgentOptions {
   readonly maxTurnRequests?: number;
   /** Which write, edit and bash calls are put to the user first; default `ask` (all of them). */
   readonly permissionMode?: PermissionMode;
+  /** Variables bash inherits besides the default allow-list (ToolkitOptions.bashEnv). */
+  readonly bashEnv?: readonly string[];
   /**
    * The sandbox every session's tools run under (each session's cwd is its workspace). Without one, writes may
    * go anywhere the process may write. Under a confining mode, a deny list or the workspace read scope, bash
@@ -166,6 +168,7 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
         limits: composition.limits,
         search: overlay ? createOverlaySearchBackend(overlay, runtime.search) : runtime.search,
         ...(overlay ? {} : { runner: runtime.runner }),
+        ...(options.bashEnv ? { bashEnv: options.bashEnv } : {}),
         ...(runtime.home === undefined ? {} : { home: runtime.home }),
         ...(options.sandbox ? { sandbox: { ...options.sandbox, writableRoots: options.sandbox.writableRoots ?? [], approve } } : {}),
       });

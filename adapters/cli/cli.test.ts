@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, onTestFinished, test } from "v
 import { NdjsonPeer, nodeRuntime } from "../../test/acp-driver.ts";
 import { outsideTemp } from "../../test/outside.ts";
 import { createMemoryProvider, createMemoryVolume } from "../memory/mod.ts";
-import { detectBubblewrap } from "../../core/mod.ts";
+import { DEFAULT_BASH_ENV, detectBubblewrap } from "../../core/mod.ts";
 import { createNodeProcessRunner } from "../node/mod.ts";
 import { memoryRuntime } from "../mcp/support.ts";
 import type { ToolfsMcpSession } from "../mcp/mod.ts";
@@ -99,6 +99,17 @@ describe("runCli", () => {
     const prompt = memoryHost({});
     await runCli(["prompt"], prompt);
     expect(prompt.stdout).toContain("read shows");
+  });
+
+  test("--bash-env adds to the variables bash inherits; without it only the default allow-list", async () => {
+    const specs: { inheritEnv?: readonly string[] }[] = [];
+    const scripted = { async run(spec: { inheritEnv?: readonly string[] }) { specs.push(spec); return { exitCode: 0, signal: null, forced: false }; } };
+    const host = Object.assign(memoryHost({}), { runner: scripted });
+    expect(await runCli(["bash", '{"command":"env"}', "--bash-env", "NODE_*", "--bash-env", "CI"], host)).toBe(0);
+    expect(await runCli(["bash", '{"command":"env"}'], host)).toBe(0);
+    expect(specs.map((spec) => spec.inheritEnv?.filter((name) => !DEFAULT_BASH_ENV.includes(name)))).toEqual([["NODE_*", "CI"], []]);
+    expect(specs[1]!.inheritEnv).toEqual(DEFAULT_BASH_ENV);
+    expect(await runCli(["bash", '{"command":"env"}', "--bash-env", "A=B"], host)).toBe(2);
   });
 
   test("--sandbox, --read-scope, --deny and --network reach the toolkit; bash is left out where it cannot be confined, said once", async () => {

@@ -102,6 +102,9 @@ Options:
   --deny GLOB           a path no tool may read or write and bash cannot see, in every mode (.env, *.pem,
                         ~/.ssh, /abs/path); repeat for more
   --network             let a confined bash use the network (default: none)
+  --bash-env NAME       a variable bash inherits besides PATH, HOME, USER, SHELL, LANG, LC_*, TERM, TZ, TMPDIR
+                        (the rest of the environment, API keys included, is left out); NAME_* for a prefix,
+                        * for everything; repeat for more
   --approve yes|no      answer sandbox escalation requests without asking
   --json                one JSON result per call, one per line
   --help                this text
@@ -120,7 +123,7 @@ acp options:
   --script FILE         replay this model script (JSON: {"turns": [...]}) instead of calling a model
   --backend overlay     each session's writes stay in memory until the user types /commit; /changes shows
                         them as a patch, /undo takes back the last turn; bash is not offered
-  --sandbox, --read-scope, --deny, --network   as above, for every session
+  --sandbox, --read-scope, --deny, --network, --bash-env   as above, for every session
 
 ${MCP_USAGE.options}
 
@@ -197,6 +200,7 @@ export async function runCli(argv: readonly string[], host: CliHost): Promise<nu
       ...(search ? { search } : {}),
       ...(search && host.spillDirectory ? { spill: createFsSpillStore(base, host.spillDirectory) } : {}),
       ...(runner ? { runner } : {}),
+      ...(parsed.flags.bashEnv.length > 0 ? { bashEnv: parsed.flags.bashEnv } : {}),
       ...(host.home ? { home: host.home } : {}),
       ...(sandbox ? { sandbox: { ...sandbox, ...approver(parsed, host) } } : {}),
     });
@@ -397,6 +401,7 @@ async function runAcp(argv: readonly string[], host: CliHost): Promise<number> {
       model,
       log,
       permissionMode: args.permissionMode,
+      ...(args.flags.bashEnv.length > 0 ? { bashEnv: args.flags.bashEnv } : {}),
       ...(args.backend === "overlay" ? { overlay: true } : {}),
       ...(args.maxSteps === undefined ? {} : { maxTurnRequests: args.maxSteps }),
       ...(sandbox ? { sandbox } : {}),

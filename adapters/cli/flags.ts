@@ -11,9 +11,11 @@ export interface SandboxFlags {
   readScope: ReadScope | undefined;
   readonly deny: string[];
   network: boolean;
+  /** Variables bash inherits besides the default allow-list (ToolkitOptions.bashEnv). */
+  readonly bashEnv: string[];
 }
 
-export const noFlags = (): SandboxFlags => ({ sandbox: undefined, readScope: undefined, deny: [], network: false });
+export const noFlags = (): SandboxFlags => ({ sandbox: undefined, readScope: undefined, deny: [], network: false, bashEnv: [] });
 
 /** Reads one sandbox flag at argv[i]; returns how many arguments it took (0 when it is not one). */
 export function sandboxFlag(argv: readonly string[], i: number, flags: SandboxFlags): number {
@@ -22,7 +24,7 @@ export function sandboxFlag(argv: readonly string[], i: number, flags: SandboxFl
     flags.network = true;
     return 1;
   }
-  if (arg !== "--sandbox" && arg !== "--read-scope" && arg !== "--deny") return 0;
+  if (arg !== "--sandbox" && arg !== "--read-scope" && arg !== "--deny" && arg !== "--bash-env") return 0;
   const value = argv[i + 1];
   if (value === undefined) throw new UsageError(`${arg} needs a value`);
   if (arg === "--sandbox") {
@@ -31,6 +33,7 @@ export function sandboxFlag(argv: readonly string[], i: number, flags: SandboxFl
   } else if (arg === "--read-scope") {
     if (!(READ_SCOPES as readonly string[]).includes(value)) throw new UsageError(`--read-scope must be one of ${READ_SCOPES.join(", ")}, got "${value}"`);
     flags.readScope = value as ReadScope;
-  } else flags.deny.push(value);
+  } else if (arg === "--bash-env") flags.bashEnv.push(value);
+  else flags.deny.push(value);
   return 2;
 }

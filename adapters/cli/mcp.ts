@@ -31,7 +31,7 @@ export const MCP_USAGE = {
   --read-scope SCOPE    workspace (the default for mcp, as the reference filesystem server: read, glob, grep
                         and bash see only the roots and temp directories) | anywhere (the default under
                         full-access)
-  --deny GLOB, --network   as above
+  --deny GLOB, --network, --bash-env NAME   as above
                         bash (node backend) runs confined by bubblewrap, or is not offered where it cannot be;
                         only full-access without --deny or --read-scope workspace runs it unconfined
   --backend overlay     writes are kept in memory, apart from the files: the client reads them as the resource
@@ -95,6 +95,7 @@ export async function runMcp(argv: readonly string[], host: CliHost, usage: (mes
     ...(flags.readScope ? { readScope: flags.readScope } : {}),
     ...(flags.deny.length > 0 ? { deny: flags.deny } : {}),
     ...(flags.network ? { network: true } : {}),
+    ...(flags.bashEnv.length > 0 ? { bashEnv: flags.bashEnv } : {}),
   };
   const session = () => mcp.createToolfsMcpSession(options);
   // The first session is built now, before any client: a bad --deny is a usage error, bubblewrap is detected

@@ -1,6 +1,8 @@
 // bash confined by bubblewrap on the Deno runner: the shared cases, with a host listener from Deno.listen.
 import { registerConfineCases } from "../../test/confine-cases.ts";
 import { createDenoProcessRunner, createDenoProvider, createDenoSearchBackend } from "./mod.ts";
+import type { DenoCommandOptions } from "./deno-api.ts";
+import { denoProcessRunnerOver } from "./process.ts";
 
 const runner = createDenoProcessRunner();
 
@@ -12,6 +14,13 @@ await registerConfineCases(
     provider: (cwd) => createDenoProvider({ cwd }),
     search: createDenoSearchBackend({ runner }),
     hostPid: Deno.pid,
+    runnerWithEnv(vars) {
+      // The Deno namespace with a Command that adds `vars` to every child's environment.
+      const Command = function (command: string, options?: DenoCommandOptions) {
+        return new Deno.Command(command, { ...options, env: { ...options?.env, ...vars } } as Deno.CommandOptions);
+      };
+      return denoProcessRunnerOver(Object.create(Deno, { Command: { value: Command } }));
+    },
     // No listenUnix: Deno asks for net permission on a Unix socket's path, which a temp path cannot be given
     // ahead of time; the filter that refuses such sockets is the same argv on both runtimes.
     listen() {

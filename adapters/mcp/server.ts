@@ -104,6 +104,8 @@ export interface ToolfsMcpOptions {
   readonly protectedPaths?: readonly string[];
   /** Whether a confined bash may use the network; default false (true under full-access). */
   readonly network?: boolean;
+  /** Variables bash inherits besides the default allow-list (ToolkitOptions.bashEnv); the token is never among them unless named. */
+  readonly bashEnv?: readonly string[];
   readonly tools?: readonly ToolName[];
   readonly limits?: Partial<ToolLimits>;
   /** Diagnostics, one line each; never written to the protocol stream. */
@@ -332,6 +334,7 @@ function build(options: ToolfsMcpOptions, sandbox: Omit<SandboxOptions, "approve
     ...(options.runtime.home === undefined ? {} : { home: options.runtime.home }),
     // Always the runner: the toolkit offers bash only where the sandbox can hold it (bashOffer).
     ...(workspace.runner ? { runner: workspace.runner } : {}),
+    ...(options.bashEnv ? { bashEnv: options.bashEnv } : {}),
     sandbox: { ...sandbox, ...(approve ? { approve } : {}) },
   });
 }

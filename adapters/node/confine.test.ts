@@ -2,8 +2,10 @@
 // from node:net.
 import { createServer } from "node:net";
 import { test } from "vitest";
+import { createProcessRunner } from "../../core/mod.ts";
 import { registerConfineCases } from "../../test/confine-cases.ts";
 import { createNodeProcessRunner, createNodeProvider, createNodeSearchBackend } from "./mod.ts";
+import { nodeProcessDriver } from "./process.ts";
 
 async function listen(path?: string) {
   let accepted = 0;
@@ -32,6 +34,7 @@ await registerConfineCases(
     listen: () => listen(),
     listenUnix: (path) => listen(path),
     node: process.execPath,
+    runnerWithEnv: (vars) => createProcessRunner({ ...nodeProcessDriver, spawn: (request) => nodeProcessDriver.spawn({ ...request, env: { ...request.env, ...vars } }) }),
   },
   "node",
 );

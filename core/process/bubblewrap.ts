@@ -5,6 +5,7 @@
 // core/policy, the same rules the file tools' fence applies.
 import { BoundedCollector } from "./collectors.ts";
 import { isProcessError, ProcessError } from "./errors.ts";
+import { seccompFilter } from "./seccomp.ts";
 import type { ProcessRunner, ProcessSpec } from "./types.ts";
 
 /** What a confined command sees of the filesystem and the network. Every path is canonical and absolute. */
@@ -51,14 +52,21 @@ export interface ConfinedCommand {
 export function bubblewrapArgs(view: ConfinementView, command: ConfinedCommand): string[] {
   const args: string[] = [];
   const writable = new Set(view.writable);
+  // The kernel judges writes to /proc/sys (core_pattern, hostname, drop_caches...), /proc/sysrq-trigger and
+  // /sys by the writer's uid, not by a capability: uid 0 with every capability dropped may still write them, and
+  // a pipe in core_pattern runs a program as root on the host. A user namespace would not help, since uid 0
+  // inside maps to the host's uid 0. So no kernel interface is writable: the fresh /proc is remounted
+  // read-only, /sys is never bound read-write (bubblewrap's --ro-bind is recursive), /dev is bubblewrap's own.
+  const kernel = ["--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc"];
   if (view.readable) {
     for (const dir of SYSTEM_DIRECTORIES) args.push("--ro-bind-try", dir, dir);
-    args.push("--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp");
+    args.push(...kernel, "--tmpfs", "/tmp");
     const roots = [...new Set([...view.readable, ...view.writable])].sort(byDepth);
     for (const root of roots) args.push(writable.has(root) ? "--bind" : "--ro-bind", root, root);
   } else {
-    args.push(view.writeAnywhere ? "--bind" : "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc");
-    if (!view.writeAnywhere) for (const root of [...writable].sort(byDepth)) args.push("--bind", root, root);
+    args.push(view.writeAnywhere ? "--bind" : "--ro-bind", "/", "/", ...kernel);
+    if (view.writeAnywhere) args.push("--ro-bind-try", "/sys", "/sys");
+    else for (const root of [...writable].sort(byDepth)) args.push("--bind", root, root);
   }
   for (const dir of [...(view.pinned ?? [])].sort(byDepth)) args.push("--bind", dir, dir);
   for (const path of [...view.readOnly].sort(byDepth)) args.push("--ro-bind", path, path);
@@ -66,9 +74,11 @@ export function bubblewrapArgs(view: ConfinementView, command: ConfinedCommand):
     if (mask.directory) args.push("--perms", "0000", "--tmpfs", mask.path, "--remount-ro", mask.path);
     else args.push("--ro-bind", "/dev/null", mask.path);
   }
+  // The root of a restricted view is bubblewrap's own tmpfs, holding only mount points once they are made.
+  if (view.readable) args.push("--remount-ro", "/");
   // A pid namespace makes the command's tree one unit: when its first process ends, or bubblewrap is killed,
   // the kernel kills everything left inside, daemons that started sessions of their own included.
-  args.push("--unshare-pid", "--unshare-ipc");
+  args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts");
   if (!view.network) args.push("--unshare-net");
   // Dropping every capability matters when the host runs as root: with CAP_SYS_ADMIN inside its namespace
   // the command could remount / read-write or unmount a mask.
@@ -130,79 +140,19 @@ function byDepth(a: string, b: string): number {
   return depth(a) - depth(b) || (a < b ? -1 : a > b ? 1 : 0);
 }
 
-// A seccomp filter, in classic BPF, that makes socket(AF_UNIX, ...) fail with EPERM. Mounts cannot stop a
-// connection to a Unix socket that is visible in the filesystem (connect() is not a write, so a read-only bind
-// does not refuse it), and some such sockets grant more than any file does: a container daemon's, the system
-// bus. Without the network there is no reason to reach them; socketpair() stays allowed. The filter knows
-// x86_64 (and its x32 and i386 ABIs) and aarch64; on other architectures it allows everything.
-const SECCOMP = {
-  archX8664: 0xc000003e,
-  archAarch64: 0xc00000b7,
-  archI386: 0x40000003,
-  x32Bit: 0x40000000,
-  allow: 0x7fff0000,
-  eperm: 0x00050001,
-} as const;
-
-type Insn = { op: "ld"; offset: number; label?: string } | { op: "jeq" | "jge"; k: number; yes: string; no: string; label?: string } | { op: "ret"; k: number; label?: string };
-
-const UNIX_SOCKET_FILTER: readonly Insn[] = [
-  { op: "ld", offset: 4 }, // arch
-  { op: "jeq", k: SECCOMP.archX8664, yes: "x86", no: "not-x86" },
-  { op: "ld", offset: 0, label: "x86" }, // nr
-  { op: "jge", k: SECCOMP.x32Bit, yes: "deny", no: "x86-socket" },
-  { op: "jeq", k: 41, yes: "family", no: "allow", label: "x86-socket" },
-  { op: "jeq", k: SECCOMP.archAarch64, yes: "arm", no: "not-arm", label: "not-x86" },
-  { op: "ld", offset: 0, label: "arm" },
-  { op: "jeq", k: 198, yes: "family", no: "allow" },
-  { op: "jeq", k: SECCOMP.archI386, yes: "i386", no: "allow", label: "not-arm" },
-  { op: "ld", offset: 0, label: "i386" },
-  // socketcall() hides the family behind a pointer, so 32-bit programs lose it whole.
-  { op: "jeq", k: 102, yes: "deny", no: "i386-socket" },
-  { op: "jeq", k: 359, yes: "family", no: "allow", label: "i386-socket" },
-  { op: "ld", offset: 16, label: "family" }, // the low half of args[0], little-endian
-  { op: "jeq", k: 1, yes: "deny", no: "allow" },
-  { op: "ret", k: SECCOMP.allow, label: "allow" },
-  { op: "ret", k: SECCOMP.eperm, label: "deny" },
-];
-
-/** The filter as the kernel reads it: `struct sock_filter` records, little-endian. */
-export function unixSocketFilter(): Uint8Array {
-  const at = new Map(UNIX_SOCKET_FILTER.flatMap((insn, i) => (insn.label ? [[insn.label, i] as const] : [])));
-  const out = new Uint8Array(UNIX_SOCKET_FILTER.length * 8);
-  const view = new DataView(out.buffer);
-  UNIX_SOCKET_FILTER.forEach((insn, i) => {
-    const jump = (label: string) => {
-      const offset = at.get(label)! - (i + 1);
-      if (offset < 0 || offset > 255) throw new Error(`bad jump to ${label}`);
-      return offset;
-    };
-    const [code, jt, jf, k] =
-      insn.op === "ld" ? [0x20, 0, 0, insn.offset] : insn.op === "ret" ? [0x06, 0, 0, insn.k] : [insn.op === "jeq" ? 0x15 : 0x35, jump(insn.yes), jump(insn.no), insn.k];
-    view.setUint16(i * 8, code, true);
-    view.setUint8(i * 8 + 2, jt);
-    view.setUint8(i * 8 + 3, jf);
-    view.setUint32(i * 8 + 4, k, true);
-  });
-  return out;
-}
-
 // bubblewrap takes a seccomp filter only from a file descriptor, and the runner passes none but stdout and
 // stderr, so a shell starts it: it opens the filter (handed over as printf escapes) on fd 3 from a pipe, and
 // closes every other descriptor it inherited (the host's own may leak in without close-on-exec), so the
 // confined command holds nothing but its stdio.
 const LAUNCHER =
-  'f=$1; shift; [ -n "$f" ] && exec 3< <(printf "$f"); ' +
-  'for p in /proc/$$/fd/*; do n=${p##*/}; case $n in 0|1|2) ;; 3) [ -n "$f" ] || exec 3>&-;; *) eval "exec $n>&-" 2>/dev/null;; esac; done; ' +
+  'f=$1; shift; exec 3< <(printf "$f"); ' +
+  'for p in /proc/$$/fd/*; do n=${p##*/}; case $n in 0|1|2|3) ;; *) eval "exec $n>&-" 2>/dev/null;; esac; done; ' +
   'exec "$@"';
 
-/**
- * The argv that starts `program` (bubblewrap) with `args` through that launcher, with the Unix-socket filter
- * unless the command may use the network.
- */
+/** The argv that starts `program` (bubblewrap) with `args` through that launcher, under the seccomp filter (seccomp.ts). */
 export function bubblewrapLaunch(program: string, args: readonly string[], network: boolean): { command: string; args: string[] } {
-  const filter = network ? "" : Array.from(unixSocketFilter(), (byte) => `\\x${byte.toString(16).padStart(2, "0")}`).join("");
-  return { command: "bash", args: ["-c", LAUNCHER, "toolfs-confine", filter, program, ...(network ? [] : ["--seccomp", "3"]), ...args] };
+  const filter = Array.from(seccompFilter(network), (byte) => `\\x${byte.toString(16).padStart(2, "0")}`).join("");
+  return { command: "bash", args: ["-c", LAUNCHER, "toolfs-confine", filter, program, "--seccomp", "3", ...args] };
 }
 
 /**

@@ -6,7 +6,8 @@
  *
  * @module
  */
-export { bubblewrapArgs, bubblewrapLaunch, confinedRunner, detectBubblewrap, searchBubblewrapArgs, SYSTEM_DIRECTORIES, unixSocketFilter } from "./bubblewrap.ts";
+export { bubblewrapArgs, bubblewrapLaunch, confinedRunner, detectBubblewrap, searchBubblewrapArgs, SYSTEM_DIRECTORIES } from "./bubblewrap.ts";
+export { SECCOMP_ABIS, seccompFilter } from "./seccomp.ts";
 export type { ConfinedCommand, ConfinementView, DetectBubblewrapOptions, SearchView, ShellConfinement } from "./bubblewrap.ts";
 export { BoundedCollector, HeadTailCollector } from "./collectors.ts";
 export type { BoundedCollectorOptions, HeadTailCollectorOptions } from "./collectors.ts";

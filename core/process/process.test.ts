@@ -410,6 +410,10 @@ describe("the runner", () => {
       { command: "x", timeoutMs: Number.NaN },
       { command: "x", timeoutMs: 2 ** 31 },
       { command: "x", graceMs: -1 },
+      { command: "x", inheritEnv: ["A=B"] },
+      { command: "x", inheritEnv: ["*A"] },
+      { command: "x", inheritEnv: [""] },
+      { command: "a=b", inheritEnv: ["PATH"] },
     ];
     for (const spec of bad) {
       const error = await runner.run(spec).catch((e: unknown) => e);
@@ -422,6 +426,14 @@ describe("the runner", () => {
     const { runner, spawned } = scripted({ exitCode: 0 });
     await runner.run({ command: "x", args: ["-e", "--pre=sh"], cwd: "/w", env: { A: "1", B: undefined } });
     expect(spawned).toEqual([{ command: "x", args: ["-e", "--pre=sh"], cwd: "/w", env: { A: "1", B: undefined } }]);
+  });
+
+  test("inheritEnv runs the program through a bash filter that keeps only the named variables and those set", async () => {
+    const { runner, spawned } = scripted({ exitCode: 0 });
+    await runner.run({ command: "x", args: ["y"], env: { A: "1", B: undefined }, inheritEnv: ["PATH", "LC_*", "a[b"] });
+    const [request] = spawned;
+    expect([request!.command, request!.args[0], ...request!.args.slice(2)]).toEqual(["bash", "-c", "toolfs-env", "4", "PATH", "LC_*", "a\\[b", "A", "x", "y"]);
+    expect(request!.env).toEqual({ A: "1", B: undefined });
   });
 
   test("a driver failure that is not a ProcessError becomes PROCESS_SPAWN_FAILED", async () => {

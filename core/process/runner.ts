@@ -236,5 +236,24 @@ function validate(spec: ProcessSpec): SpawnRequest {
     if (name === "" || name.includes("=")) throw invalid(`"${name}" is not a valid environment variable name.`);
     env[name] = value === undefined ? undefined : checkString(`The value of ${name}`, value);
   }
-  return { command, args, cwd, env };
+  if (spec.inheritEnv === undefined) return { command, args, cwd, env };
+  const keep = spec.inheritEnv.map((pattern, i) => {
+    checkString(`Pattern ${i + 1} of inheritEnv`, pattern);
+    if (!/^[^=*]*\*?$/.test(pattern) || pattern === "") throw invalid(`"${pattern}" in inheritEnv is not a variable name or a prefix ending in *.`);
+    // The filter matches with bash's [[ == ]]: the name is quoted, so only the trailing * is a wildcard.
+    return pattern.endsWith("*") ? `${quoteGlob(pattern.slice(0, -1))}*` : quoteGlob(pattern);
+  });
+  for (const [name, value] of Object.entries(env)) if (value !== undefined) keep.push(quoteGlob(name));
+  if (command.includes("=")) throw invalid(`The command "${command}" contains "=", which env(1) would take for a variable. Rename it to run it with a filtered environment.`);
+  return { command: "bash", args: ["-c", ENV_FILTER, "toolfs-env", String(keep.length), ...keep, command, ...args], cwd, env };
+}
+
+// The filter keeps the exported variables whose names match, then execs the program through `env -i` with
+// only those: bash alone would pass on entries it cannot unset (names that are not identifiers).
+const ENV_FILTER =
+  'n=$1; shift; keep=(); for v in $(compgen -e); do for ((i = 1; i <= n; i++)); do if [[ $v == ${!i} ]]; then keep+=("$v=${!v}"); break; fi; done; done; ' +
+  'shift "$n"; exec env -i "${keep[@]}" "$@"';
+
+function quoteGlob(text: string): string {
+  return text.replace(/[\\*?[\]()|&;<>'" $`!^@+]/g, (c) => `\\${c}`);
 }

@@ -29,6 +29,13 @@ export interface ProcessSpec {
    * not read the whole environment (Deno without `--allow-env`) sets a removed variable to the empty string.
    */
   readonly env?: Readonly<Record<string, string | undefined>>;
+  /**
+   * When set, the program inherits only the variables these name (a name, or a prefix ending in `*`:
+   * `LC_*`; `*` alone keeps everything), plus what `env` sets; everything else in the host's environment
+   * is left out. Filtered by a bash that execs the program through `env -i`, so the runtime need not be
+   * able to read the environment (Deno without `--allow-env`); bash must be on PATH.
+   */
+  readonly inheritEnv?: readonly string[];
   /** Where stdout goes; discarded when absent. Pass the same sink as `stderr` to interleave both. */
   readonly stdout?: OutputSink;
   readonly stderr?: OutputSink;

@@ -4,6 +4,13 @@ import type { ProcessResult, ProcessRunner } from "../process/types.ts";
 import { ToolError } from "./types.ts";
 import { type CallContext, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
 
+/**
+ * What a bash command inherits of the host's environment unless the host passes more (`bashEnv`): what
+ * programs need to find themselves, their locale and terminal, and nothing that tends to hold a secret.
+ * docs/notes/0010-confined-shell.md.
+ */
+export const DEFAULT_BASH_ENV: readonly string[] = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_*", "TERM", "COLORTERM", "NO_COLOR", "TZ", "TMPDIR"];
+
 export interface BashArgs {
   readonly command: string;
   /** Seconds. */
@@ -65,6 +72,7 @@ async function runBash(runner: ProcessRunner, env: ToolEnv, args: BashArgs, call
     command: "bash",
     args: ["-c", args.command],
     cwd: call.cwd,
+    ...(env.bashEnv ? { inheritEnv: env.bashEnv } : {}),
     stdout: output,
     stderr: output,
     timeoutMs,

@@ -6,6 +6,7 @@
  * @module
  */
 export { bashOffer, createToolkit } from "./toolkit.ts";
+export { DEFAULT_BASH_ENV } from "./bash.ts";
 export type { ApprovalOutcome, ApprovalRequest, BashOffer, SandboxOptions, Toolkit, ToolkitOptions, ToolName } from "./toolkit.ts";
 export { DEFAULT_LIMITS } from "./tool.ts";
 export type { ToolLimits } from "./tool.ts";

@@ -81,6 +81,8 @@ export interface ToolEnv {
   readonly overCap: "sample" | "head";
   /** Runs bash; undefined when the toolkit runs no processes. */
   readonly runner: ProcessRunner | undefined;
+  /** The variables bash commands inherit (ProcessSpec.inheritEnv); absent: all of them. */
+  readonly bashEnv?: readonly string[] | undefined;
   /** What the sandbox lets a confined bash do ("sandboxed: ..."), for its description; undefined when bash is not confined. */
   readonly bashSandbox?: string | undefined;
 }

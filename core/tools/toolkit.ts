@@ -25,7 +25,7 @@ import type { ProcessRunner } from "../process/types.ts";
 import { isSearchError } from "../search/errors.ts";
 import type { SearchBackend } from "../search/backend.ts";
 import type { SpillStore } from "../spill/mod.ts";
-import { bashTool } from "./bash.ts";
+import { bashTool, DEFAULT_BASH_ENV } from "./bash.ts";
 import { editTool } from "./edit.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
@@ -137,6 +137,12 @@ export interface ToolkitOptions {
    * but refusing every command, saying why.
    */
   readonly runner?: ProcessRunner;
+  /**
+   * Environment variables bash commands inherit besides {@link DEFAULT_BASH_ENV}: names, or prefixes ending in
+   * `*` (`NODE_*`); `["*"]` passes the whole environment. Nothing else of the host's environment (API keys,
+   * tokens) reaches a command, confined or not.
+   */
+  readonly bashEnv?: readonly string[];
   /**
    * The user's home directory (absolute). A path argument `~` or `~/…` starts there, as in a shell; without
    * it such a path is refused (TOOL_INVALID_ARGUMENTS) rather than looked up as a name in the working
@@ -250,6 +256,7 @@ class ToolkitImpl implements Toolkit {
       spill: options.spill,
       overCap: options.overCap ?? "sample",
       runner,
+      bashEnv: bashEnv(options.bashEnv),
       bashSandbox: bash.offered && bash.confined ? this.#describeShell() : undefined,
     };
     const factories = { read: readTool, write: writeTool, edit: editTool, glob: globTool, grep: grepTool, bash: bashTool } as const;
@@ -611,4 +618,13 @@ function failure(error: unknown, roots: WorkspaceRoots): ToolResult {
     meta: {},
     error: { name: "ToolError", code: "TOOL_FAILED" },
   };
+}
+
+function bashEnv(extra: readonly string[] = []): readonly string[] {
+  for (const pattern of extra) {
+    if (typeof pattern !== "string" || !/^[^=*\0]*\*?$/.test(pattern) || pattern === "") {
+      throw new RangeError(`bashEnv: ${JSON.stringify(pattern)} is not a variable name or a prefix ending in *`);
+    }
+  }
+  return [...DEFAULT_BASH_ENV, ...extra];
 }
