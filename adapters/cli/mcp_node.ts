@@ -3,7 +3,6 @@ import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { homedir } from "node:os";
 import process from "node:process";
-import { Readable } from "node:stream";
 import { createEngineBackend, createFsSpillStore, createOverlayProvider, createOverlaySearchBackend, type ProcessRunner, type ShellConfinement } from "../../core/mod.ts";
 import type { McpHttpHandler, McpRuntime, McpWorkspace } from "../mcp/mod.ts";
 import { createNodeProvider, createNodeSearchBackend } from "../node/mod.ts";
@@ -116,10 +115,11 @@ async function bridge(handler: McpHttpHandler, req: IncomingMessage, res: Server
       method,
       headers,
       signal: controller.signal,
-      ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: "half" } : {}),
+      ...(hasBody ? { body: requestBody(req), duplex: "half" } : {}),
     } as RequestInit);
     const response = await handler.fetch(request);
     res.writeHead(response.status, Object.fromEntries(response.headers));
+    if (!req.complete) lingerThenClose(req, res);
     if (!response.body) {
       res.end();
       return;
@@ -136,4 +136,55 @@ async function bridge(handler: McpHttpHandler, req: IncomingMessage, res: Server
     if (!res.headersSent) res.writeHead(500, { "Content-Type": "application/json" });
     res.end();
   }
+}
+
+/** Bytes of an unread body discarded after the response, so the client reads the response before the close. */
+const LINGER_BYTES = 1024 * 1024;
+
+// The handler answered without reading the whole body (413). Closing a socket with unread input resets it,
+// which can destroy the response before the client reads it; so once the response is sent, the rest is read
+// and discarded, up to LINGER_BYTES (a body ending by then leaves the connection open for the next request),
+// then the socket is destroyed whatever the client is doing.
+function lingerThenClose(req: IncomingMessage, res: ServerResponse): void {
+  res.once("finish", () => {
+    let discarded = 0;
+    req.removeAllListeners("data");
+    req.on("data", (chunk: Buffer) => {
+      discarded += chunk.length;
+      if (discarded > LINGER_BYTES) req.socket.destroy();
+    });
+    req.resume();
+  });
+}
+
+// The request's body as a web stream. Cancelling it (the handler refusing a body over its limit) stops
+// reading without destroying the socket, which Readable.toWeb would do before the 413 could be sent.
+function requestBody(req: IncomingMessage): ReadableStream<Uint8Array> {
+  let cancelled = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        req.on("data", (chunk: Buffer) => {
+          if (cancelled) return;
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if ((controller.desiredSize ?? 0) <= 0) req.pause();
+        });
+        req.once("end", () => {
+          if (!cancelled) controller.close();
+        });
+        req.once("error", (error) => {
+          if (!cancelled) controller.error(error);
+        });
+        req.pause();
+      },
+      pull() {
+        req.resume();
+      },
+      cancel() {
+        cancelled = true;
+        req.pause();
+      },
+    },
+    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
+  );
 }

@@ -136,6 +136,37 @@ describe("Streamable HTTP", () => {
     await c.close();
   });
 
+  test("a body over the limit gets 413 while it is still being sent; the server goes on serving", async () => {
+    const url = await start();
+    const chunk = Buffer.alloc(1024 * 1024, 0x20);
+    // Chunked, without a length: the server learns the size only by reading. The client sends until it is
+    // answered (at most 64 MiB, had nothing stopped the server reading).
+    const answer = await new Promise<{ status: number; body: string; sent: number }>((resolve, reject) => {
+      let sent = 0;
+      let answered = false;
+      const req = request(url, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" } }, (res) => {
+        answered = true;
+        let body = "";
+        res.on("data", (c: Buffer) => (body += c.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body, sent }));
+      });
+      req.on("error", (error) => (answered ? undefined : reject(error)));
+      void (async () => {
+        while (!answered && sent < 64) {
+          sent++;
+          if (!req.write(chunk)) await new Promise((r) => req.once("drain", r));
+        }
+        req.end();
+      })().catch(() => {});
+    });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { code: -32000, message: expect.stringContaining("4194304 bytes") } });
+    expect(answer.sent).toBeLessThan(64);
+    const c = await client(url);
+    expect((await c.callTool({ name: "read", arguments: { path: "shared.txt" } })).isError).toBeFalsy();
+    await c.close();
+  });
+
   test("escalation is asked through elicitation over Streamable HTTP; allowed writes once, declined writes nothing", async (context) => {
     // Outside the root and the temp directories; with reads anywhere, a write there can be escalated.
     const elsewhere = outsideTemp("toolfs-mcp-http-outside-");
