@@ -9,7 +9,7 @@ export interface McpHost {
   /** The runtime for a backend; its workspaces are shared by every session with the same roots. */
   runtime(backend: "node" | "memory" | "overlay"): McpRuntime;
   /** Serves one session on stdin/stdout; resolves when the client goes away or the process is stopped. */
-  stdio(session: ToolfsMcpSession): Promise<void>;
+  stdio(session: ToolfsMcpSession, limits: { readonly maxMessageBytes?: number; readonly log: (line: string) => void }): Promise<void>;
   /** Serves the handler on host:port; calls `listening` with the bound URL; resolves when the process is stopped. */
   http(handler: McpHttpHandler, host: string, port: number, listening: (url: string) => void): Promise<void>;
   env(name: string): string | undefined;
@@ -108,7 +108,7 @@ export async function runMcp(argv: readonly string[], host: CliHost, usage: (mes
   }
   for (const reason of Object.values(first.withheld)) log(`toolfs mcp: ${reason}`);
   if (!args.http) {
-    await mcpHost.stdio(first);
+    await mcpHost.stdio(first, { log });
     return 0;
   }
   let spare: ToolfsMcpSession | undefined = first;

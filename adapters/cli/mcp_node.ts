@@ -3,6 +3,7 @@ import { once } from "node:events";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { homedir } from "node:os";
 import process from "node:process";
+import { Readable } from "node:stream";
 import { createEngineBackend, createFsSpillStore, createOverlayProvider, createOverlaySearchBackend, type ProcessRunner, type ShellConfinement } from "../../core/mod.ts";
 import type { McpHttpHandler, McpRuntime, McpWorkspace } from "../mcp/mod.ts";
 import { createNodeProvider, createNodeSearchBackend } from "../node/mod.ts";
@@ -25,13 +26,11 @@ export function nodeMcpHost(options: NodeMcpHostOptions): McpHost {
   const confinement = detect ? () => (detected ??= detect()) : undefined;
   return {
     runtime: (backend) => runtime(backend, options, confinement),
-    async stdio(session) {
-      const { StdioServerTransport } = await import("@modelcontextprotocol/server/stdio");
-      const closed = new Promise<void>((resolve) => (session.server.onclose = resolve));
+    async stdio(session, limits) {
+      const { serveMcpStdio } = await import("../mcp/mod.ts");
       // A signal closes the session first, which aborts running calls, so no command's process tree outlives it.
       for (const name of ["SIGINT", "SIGTERM"] as const) process.once(name, () => void session.server.close());
-      await session.server.connect(new StdioServerTransport(process.stdin, process.stdout));
-      await closed;
+      await serveMcpStdio(session, { input: Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>, output: process.stdout, ...limits });
     },
     http: serveHttp,
     env: (name) => process.env[name],
