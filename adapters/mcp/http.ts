@@ -24,10 +24,10 @@ export interface McpHttpOptions {
   readonly token?: string | undefined;
   /**
    * Open sessions allowed at once. Default 256. An `initialize` when they are all open closes the one idle
-   * longest; it gets 503 only when every session is busy (a request or stream of its own still open).
+   * longest; it gets 503 only when every session is busy (a POST of its own still being answered).
    */
   readonly maxSessions?: number;
-  /** A session with no request or stream open for this many milliseconds is closed. Default 30 minutes. */
+  /** A session with no POST being answered for this many milliseconds is closed. Default 30 minutes. */
   readonly idleTimeoutMs?: number;
   /**
    * The largest request body read, in bytes; a larger one gets 413 once at most this much and one chunk more
@@ -51,7 +51,7 @@ interface Open {
   readonly id: string;
   readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly server: Server;
-  /** Requests of this session whose response has not ended (an SSE stream stays open until it does). */
+  /** POSTs of this session whose response has not ended (a call answered over SSE, until its answer is sent). */
   active: number;
   /** When the session last stopped being busy (or opened). */
   idleSince: number;
@@ -172,6 +172,9 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
       // 404 tells a client to start a new session (the transport spec's rule for unknown ids).
       if (!open) return rpcError(404, -32001, "Session not found");
       const forwarded = text === undefined ? request : new Request(request, { body: text });
+      // A client's standalone GET stream does not make its session busy: held open by every connected client,
+      // it would let idle clients keep their sessions forever. A POST (a call) does until its answer is sent.
+      if (request.method !== "POST") return open.transport.handleRequest(forwarded);
       const release = busy(open);
       try {
         return untilEnd(await open.transport.handleRequest(forwarded), release);
