@@ -167,6 +167,21 @@ describe("Streamable HTTP", () => {
     await c.close();
   });
 
+  test("--max-message-bytes, --max-sessions and --idle-timeout set the handler's bounds", async () => {
+    const url = await start({}, "--max-message-bytes", "2048", "--max-sessions", "1", "--idle-timeout", "3600");
+    const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
+    const big = await fetch(url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { pad: "x".repeat(4096) } }) });
+    expect(big.status).toBe(413);
+    expect(await big.json()).toMatchObject({ error: { message: expect.stringContaining("2048 bytes") } });
+    const first = await client(url);
+    // The table holds one session: the first, idle, makes room for the second.
+    const second = await client(url);
+    expect((await second.callTool({ name: "read", arguments: { path: "shared.txt" } })).isError).toBeFalsy();
+    await expect(first.callTool({ name: "read", arguments: { path: "shared.txt" } })).rejects.toThrow();
+    await second.close();
+    await first.close().catch(() => {});
+  });
+
   test("escalation is asked through elicitation over Streamable HTTP; allowed writes once, declined writes nothing", async (context) => {
     // Outside the root and the temp directories; with reads anywhere, a write there can be escalated.
     const elsewhere = outsideTemp("toolfs-mcp-http-outside-");
