@@ -92,7 +92,7 @@ export function createMcpHttpHandler(options: McpHttpOptions): McpHttpHandler {
   };
   // Expiry also runs on every request, so it does not wait for the timer; the timer frees idle sessions'
   // memory when no request comes. It does not keep the process alive.
-  const timer = setInterval(expire, Math.min(idleTimeoutMs, 60_000));
+  const timer = setInterval(expire, Math.max(1000, Math.min(idleTimeoutMs, 60_000)));
   unrefTimer(timer);
 
   // Marks the session busy; the returned function, called once, marks that request done.
