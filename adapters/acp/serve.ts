@@ -1,6 +1,6 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { type AcpAgentOptions, createAcpAgent } from "./agent.ts";
-import { LineLimiter, type OversizedLine } from "./framing.ts";
+import { answerOversized, LineLimiter, limitLines, type OversizedLine } from "../../core/text/framing.ts";
 
 export interface ServeOptions extends AcpAgentOptions {
   /** Newline-delimited JSON-RPC from the client (the agent's stdin). */
@@ -16,9 +16,6 @@ export interface ServeOptions extends AcpAgentOptions {
   readonly maxMessageBytes?: number;
 }
 
-/** JSON-RPC's code for a message that is not an acceptable request. */
-const INVALID_REQUEST = -32600;
-
 /**
  * Serves one client over NDJSON streams until the input ends or `signal` fires; resolves once every running
  * turn has been cancelled and its tools have stopped, so no process the agent started outlives it. Rejects
@@ -30,19 +27,13 @@ export async function serveAcp(options: ServeOptions): Promise<void> {
   const agent = createAcpAgent(options);
   const output = new Output(options.output);
   const log = options.log ?? (() => {});
-  const encoder = new TextEncoder();
   const oversized = (line: OversizedLine): Uint8Array | undefined => {
-    const { bytes, envelope } = line;
-    const said = `the message is ${bytes} bytes long, more than the ${max} bytes this agent reads; it was skipped`;
-    log(`toolfs acp: ${said} (id ${envelope.id === undefined ? "unknown" : JSON.stringify(envelope.id)})`);
-    const error = { code: INVALID_REQUEST, message: `Invalid request: ${said}`, data: { messageBytes: bytes, maxMessageBytes: max } };
-    if (envelope.id !== undefined && envelope.response && !envelope.method) {
-      // A response to one of the agent's own requests: hand the SDK an error response in its place, so the
-      // request that waits for it fails instead of waiting forever.
-      return encoder.encode(`${JSON.stringify({ jsonrpc: "2.0", id: envelope.id, error })}\n`);
-    }
-    void output.send({ jsonrpc: "2.0", id: envelope.id ?? null, error }).catch(() => {});
-    return undefined;
+    const { said, replacement, reply } = answerOversized(line, max, "this agent");
+    log(`toolfs acp: ${said} (id ${line.envelope.id === undefined ? "unknown" : JSON.stringify(line.envelope.id)})`);
+    // A response to one of the agent's own requests is replaced by an error response, so the request that
+    // waits for it fails instead of waiting forever.
+    if (reply) void output.send(reply).catch(() => {});
+    return replacement;
   };
   let inputError: { error: unknown } | undefined;
   const input = limitLines(options.input, new LineLimiter(max, oversized), (error) => {
@@ -65,34 +56,6 @@ export async function serveAcp(options: ServeOptions): Promise<void> {
     const reason = inputError.error instanceof Error ? inputError.error.message : String(inputError.error);
     throw new Error(`the client's input failed: ${reason}`, { cause: inputError.error });
   }
-}
-
-/** The client's input, line-limited; a read failure is reported to `failed` and ends the stream with it. */
-function limitLines(input: ReadableStream<Uint8Array>, limiter: LineLimiter, failed: (error: unknown) => void): ReadableStream<Uint8Array> {
-  const reader = input.getReader();
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      for (;;) {
-        let read: ReadableStreamReadResult<Uint8Array>;
-        try {
-          read = await reader.read();
-        } catch (error) {
-          failed(error);
-          controller.error(error);
-          return;
-        }
-        if (read.done) {
-          for (const bytes of limiter.end()) controller.enqueue(bytes);
-          controller.close();
-          return;
-        }
-        const out = limiter.push(read.value);
-        for (const bytes of out) controller.enqueue(bytes);
-        if (out.length > 0) return;
-      }
-    },
-    cancel: (reason) => reader.cancel(reason),
-  });
 }
 
 /**

@@ -156,15 +156,41 @@ describe("toolfs mcp", () => {
   // The CLI's side of `toolfs mcp` over a memory runtime: what it serves is recorded, nothing is served.
   function mcpHost(runtime = memoryRuntime()) {
     const served: ToolfsMcpSession[] = [];
+    const limits: { maxMessageBytes?: number }[] = [];
     const mcp: McpHost = {
       runtime: () => runtime,
-      stdio: async (session) => void served.push(session),
+      stdio: async (session, given) => {
+        served.push(session);
+        limits.push({ ...(given.maxMessageBytes === undefined ? {} : { maxMessageBytes: given.maxMessageBytes }) });
+      },
       http: async () => {},
       env: () => undefined,
     };
     runtime.volume.mkdirSync("/ws", { recursive: true });
-    return Object.assign(memoryHost({}), { mcp: () => mcp, served, runtime });
+    return Object.assign(memoryHost({}), { mcp: () => mcp, served, runtime, limits });
   }
+
+  test("the limit flags: positive whole numbers; --max-message-bytes reaches stdio; the session flags go with --http", async () => {
+    for (const [argv, message] of [
+      [["--max-message-bytes", "0"], '--max-message-bytes takes a positive whole number, got "0"'],
+      [["--max-message-bytes", "4MiB"], '--max-message-bytes takes a positive whole number, got "4MiB"'],
+      [["--max-sessions", "-1"], '--max-sessions takes a positive whole number, got "-1"'],
+      [["--idle-timeout"], "--idle-timeout needs a value"],
+      [["--max-sessions", "8"], "--max-sessions goes with --http"],
+      [["--idle-timeout", "60"], "--idle-timeout goes with --http"],
+    ] as const) {
+      const host = mcpHost();
+      expect(await runCli(["mcp", "--root", "/ws", ...argv], host), argv.join(" ")).toBe(2);
+      expect(host.stderr, argv.join(" ")).toContain(message);
+      expect(host.served).toEqual([]);
+    }
+    const host = mcpHost();
+    expect(await runCli(["mcp", "--root", "/ws", "--max-message-bytes", "8388608"], host)).toBe(0);
+    expect(host.limits).toEqual([{ maxMessageBytes: 8388608 }]);
+    const plain = mcpHost();
+    expect(await runCli(["mcp", "--root", "/ws"], plain)).toBe(0);
+    expect(plain.limits).toEqual([{}]);
+  });
 
   test("bad sandbox flags are usage errors, before anything is served", async () => {
     for (const argv of [

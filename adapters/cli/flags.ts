@@ -37,3 +37,9 @@ export function sandboxFlag(argv: readonly string[], i: number, flags: SandboxFl
   else flags.deny.push(value);
   return 2;
 }
+
+/** A flag's value that must be a positive whole number. */
+export function positiveFlag(flag: string, text: string): number {
+  if (!/^[1-9]\d*$/.test(text) || !Number.isSafeInteger(Number(text))) throw new UsageError(`${flag} takes a positive whole number, got "${text}"`);
+  return Number(text);
+}

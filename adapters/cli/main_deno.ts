@@ -134,12 +134,10 @@ function mcp(tempRoots: readonly string[]): McpHost {
   };
   return {
     runtime,
-    async stdio(session) {
-      const [{ StdioServerTransport }, { default: process }] = await Promise.all([import("@modelcontextprotocol/server/stdio"), import("node:process")]);
-      const closed = new Promise<void>((resolve) => (session.server.onclose = resolve));
+    async stdio(session, limits) {
+      const [{ serveMcpStdio }, { default: process }] = await Promise.all([import("../mcp/mod.ts"), import("node:process")]);
       void signalled.then(() => session.server.close());
-      await session.server.connect(new StdioServerTransport(process.stdin, process.stdout));
-      await closed;
+      await serveMcpStdio(session, { input: Deno.stdin.readable, output: process.stdout, ...limits });
     },
     async http(handler, hostname, port, listening) {
       const server = Deno.serve({ hostname, port, onListen: ({ port: bound }) => listening(`http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${bound}/mcp`) }, (request) => handler.fetch(request));

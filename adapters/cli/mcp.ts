@@ -2,14 +2,14 @@
 // dependency, so it is loaded only here, when the command runs.
 import type { McpHttpHandler, McpRuntime, ToolfsMcpSession } from "../mcp/mod.ts";
 import type { CliHost } from "./cli.ts";
-import { noFlags, type SandboxFlags, sandboxFlag, UsageError } from "./flags.ts";
+import { noFlags, positiveFlag, type SandboxFlags, sandboxFlag, UsageError } from "./flags.ts";
 
 /** What `toolfs mcp` takes from its runtime. */
 export interface McpHost {
   /** The runtime for a backend; its workspaces are shared by every session with the same roots. */
   runtime(backend: "node" | "memory" | "overlay"): McpRuntime;
   /** Serves one session on stdin/stdout; resolves when the client goes away or the process is stopped. */
-  stdio(session: ToolfsMcpSession): Promise<void>;
+  stdio(session: ToolfsMcpSession, limits: { readonly maxMessageBytes?: number; readonly log: (line: string) => void }): Promise<void>;
   /** Serves the handler on host:port; calls `listening` with the bound URL; resolves when the process is stopped. */
   http(handler: McpHttpHandler, host: string, port: number, listening: (url: string) => void): Promise<void>;
   env(name: string): string | undefined;
@@ -37,7 +37,12 @@ export const MCP_USAGE = {
   --backend overlay     writes are kept in memory, apart from the files: the client reads them as the resource
                         toolfs://overlay/changes.patch, and the commit tool applies them once the user approves
   --http HOST:PORT      Streamable HTTP at http://HOST:PORT/mcp (HOST defaults to 127.0.0.1); a non-loopback
-                        HOST requires ${TOKEN_VARIABLE}, the bearer token every request must carry`,
+                        HOST requires ${TOKEN_VARIABLE}, the bearer token every request must carry
+  --max-message-bytes N the longest message read: a stdio line (default 10 MiB; longer is answered -32600)
+                        or an HTTP request body (default 4 MiB; larger gets 413)
+  --max-sessions N      with --http: sessions open at once (default 256); a new one closes the one idle
+                        longest, and gets 503 only when every session is busy
+  --idle-timeout SECONDS  with --http: a session idle this long is closed (default 1800)`,
 };
 
 const LOOPBACK = ["127.0.0.1", "localhost", "[::1]", "::1"];
@@ -47,6 +52,9 @@ interface McpArgs {
   readonly flags: SandboxFlags;
   readonly backend: "node" | "memory" | "overlay";
   readonly http: { host: string; port: number } | undefined;
+  readonly maxMessageBytes: number | undefined;
+  readonly maxSessions: number | undefined;
+  readonly idleTimeoutSeconds: number | undefined;
 }
 
 /** Runs `toolfs mcp`; resolves to the exit status. */
@@ -109,7 +117,7 @@ export async function runMcp(argv: readonly string[], host: CliHost, usage: (mes
   }
   for (const reason of Object.values(first.withheld)) log(`toolfs mcp: ${reason}`);
   if (!args.http) {
-    await mcpHost.stdio(first);
+    await mcpHost.stdio(first, { log, ...(args.maxMessageBytes === undefined ? {} : { maxMessageBytes: args.maxMessageBytes }) });
     return 0;
   }
   let spare: ToolfsMcpSession | undefined = first;
@@ -121,7 +129,16 @@ export async function runMcp(argv: readonly string[], host: CliHost, usage: (mes
   const { host: name, port } = args.http;
   const hostname = name === "::1" ? "[::1]" : name;
   const allowed = LOOPBACK.includes(name) ? ["localhost", "127.0.0.1", "[::1]"] : [hostname];
-  const handler = mcp.createMcpHttpHandler({ session: next, allowedHosts: allowed, allowedOrigins: allowed, token, log });
+  const handler = mcp.createMcpHttpHandler({
+    session: next,
+    allowedHosts: allowed,
+    allowedOrigins: allowed,
+    token,
+    log,
+    ...(args.maxMessageBytes === undefined ? {} : { maxBodyBytes: args.maxMessageBytes }),
+    ...(args.maxSessions === undefined ? {} : { maxSessions: args.maxSessions }),
+    ...(args.idleTimeoutSeconds === undefined ? {} : { idleTimeoutMs: args.idleTimeoutSeconds * 1000 }),
+  });
   await mcpHost.http(handler, name, port, (url) => log(`toolfs mcp: listening on ${url}`));
   await handler.close();
   return 0;
@@ -136,6 +153,9 @@ function parse(argv: readonly string[]): McpArgs {
   const flags = noFlags();
   let backend: "node" | "memory" | "overlay" = "node";
   let http: McpArgs["http"];
+  let maxMessageBytes: number | undefined;
+  let maxSessions: number | undefined;
+  let idleTimeoutSeconds: number | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
     const taken = sandboxFlag(argv, i, flags);
@@ -154,9 +174,14 @@ function parse(argv: readonly string[]): McpArgs {
       if (chosen !== "node" && chosen !== "memory" && chosen !== "overlay") throw new UsageError(`--backend must be node, memory or overlay, got "${chosen}"`);
       backend = chosen;
     } else if (arg === "--http") http = address(value());
+    else if (arg === "--max-message-bytes") maxMessageBytes = positiveFlag(arg, value());
+    else if (arg === "--max-sessions") maxSessions = positiveFlag(arg, value());
+    else if (arg === "--idle-timeout") idleTimeoutSeconds = positiveFlag(arg, value());
     else throw new UsageError(`mcp does not take ${arg}`);
   }
-  return { roots, flags, backend, http };
+  if (!http && maxSessions !== undefined) throw new UsageError("--max-sessions goes with --http");
+  if (!http && idleTimeoutSeconds !== undefined) throw new UsageError("--idle-timeout goes with --http");
+  return { roots, flags, backend, http, maxMessageBytes, maxSessions, idleTimeoutSeconds };
 }
 
 function address(text: string): { host: string; port: number } {

@@ -27,13 +27,11 @@ export function nodeMcpHost(options: NodeMcpHostOptions): McpHost {
   const confinement = detect ? () => (detected ??= detect()) : undefined;
   return {
     runtime: (backend) => runtime(backend, options, confinement),
-    async stdio(session) {
-      const { StdioServerTransport } = await import("@modelcontextprotocol/server/stdio");
-      const closed = new Promise<void>((resolve) => (session.server.onclose = resolve));
+    async stdio(session, limits) {
+      const { serveMcpStdio } = await import("../mcp/mod.ts");
       // A signal closes the session first, which aborts running calls, so no command's process tree outlives it.
       for (const name of ["SIGINT", "SIGTERM"] as const) process.once(name, () => void session.server.close());
-      await session.server.connect(new StdioServerTransport(process.stdin, process.stdout));
-      await closed;
+      await serveMcpStdio(session, { input: Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>, output: process.stdout, ...limits });
     },
     http: serveHttp,
     env: (name) => process.env[name],
@@ -120,10 +118,11 @@ async function bridge(handler: McpHttpHandler, req: IncomingMessage, res: Server
       method,
       headers,
       signal: controller.signal,
-      ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: "half" } : {}),
+      ...(hasBody ? { body: requestBody(req), duplex: "half" } : {}),
     } as RequestInit);
     const response = await handler.fetch(request);
     res.writeHead(response.status, Object.fromEntries(response.headers));
+    if (!req.complete) lingerThenClose(req, res);
     if (!response.body) {
       res.end();
       return;
@@ -140,4 +139,55 @@ async function bridge(handler: McpHttpHandler, req: IncomingMessage, res: Server
     if (!res.headersSent) res.writeHead(500, { "Content-Type": "application/json" });
     res.end();
   }
+}
+
+/** Bytes of an unread body discarded after the response, so the client reads the response before the close. */
+const LINGER_BYTES = 1024 * 1024;
+
+// The handler answered without reading the whole body (413). Closing a socket with unread input resets it,
+// which can destroy the response before the client reads it; so once the response is sent, the rest is read
+// and discarded, up to LINGER_BYTES (a body ending by then leaves the connection open for the next request),
+// then the socket is destroyed whatever the client is doing.
+function lingerThenClose(req: IncomingMessage, res: ServerResponse): void {
+  res.once("finish", () => {
+    let discarded = 0;
+    req.removeAllListeners("data");
+    req.on("data", (chunk: Buffer) => {
+      discarded += chunk.length;
+      if (discarded > LINGER_BYTES) req.socket.destroy();
+    });
+    req.resume();
+  });
+}
+
+// The request's body as a web stream. Cancelling it (the handler refusing a body over its limit) stops
+// reading without destroying the socket, which Readable.toWeb would do before the 413 could be sent.
+function requestBody(req: IncomingMessage): ReadableStream<Uint8Array> {
+  let cancelled = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        req.on("data", (chunk: Buffer) => {
+          if (cancelled) return;
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if ((controller.desiredSize ?? 0) <= 0) req.pause();
+        });
+        req.once("end", () => {
+          if (!cancelled) controller.close();
+        });
+        req.once("error", (error) => {
+          if (!cancelled) controller.error(error);
+        });
+        req.pause();
+      },
+      pull() {
+        req.resume();
+      },
+      cancel() {
+        cancelled = true;
+        req.pause();
+      },
+    },
+    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
+  );
 }

@@ -136,6 +136,52 @@ describe("Streamable HTTP", () => {
     await c.close();
   });
 
+  test("a body over the limit gets 413 while it is still being sent; the server goes on serving", async () => {
+    const url = await start();
+    const chunk = Buffer.alloc(1024 * 1024, 0x20);
+    // Chunked, without a length: the server learns the size only by reading. The client sends until it is
+    // answered (at most 64 MiB, had nothing stopped the server reading).
+    const answer = await new Promise<{ status: number; body: string; sent: number }>((resolve, reject) => {
+      let sent = 0;
+      let answered = false;
+      const req = request(url, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" } }, (res) => {
+        answered = true;
+        let body = "";
+        res.on("data", (c: Buffer) => (body += c.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body, sent }));
+      });
+      req.on("error", (error) => (answered ? undefined : reject(error)));
+      void (async () => {
+        while (!answered && sent < 64) {
+          sent++;
+          if (!req.write(chunk)) await new Promise((r) => req.once("drain", r));
+        }
+        req.end();
+      })().catch(() => {});
+    });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body)).toMatchObject({ error: { code: -32000, message: expect.stringContaining("4194304 bytes") } });
+    expect(answer.sent).toBeLessThan(64);
+    const c = await client(url);
+    expect((await c.callTool({ name: "read", arguments: { path: "shared.txt" } })).isError).toBeFalsy();
+    await c.close();
+  });
+
+  test("--max-message-bytes, --max-sessions and --idle-timeout set the handler's bounds", async () => {
+    const url = await start({}, "--max-message-bytes", "2048", "--max-sessions", "1", "--idle-timeout", "3600");
+    const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
+    const big = await fetch(url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { pad: "x".repeat(4096) } }) });
+    expect(big.status).toBe(413);
+    expect(await big.json()).toMatchObject({ error: { message: expect.stringContaining("2048 bytes") } });
+    const first = await client(url);
+    // The table holds one session: the first, idle, makes room for the second.
+    const second = await client(url);
+    expect((await second.callTool({ name: "read", arguments: { path: "shared.txt" } })).isError).toBeFalsy();
+    await expect(first.callTool({ name: "read", arguments: { path: "shared.txt" } })).rejects.toThrow();
+    await second.close();
+    await first.close().catch(() => {});
+  });
+
   test("escalation is asked through elicitation over Streamable HTTP; allowed writes once, declined writes nothing", async (context) => {
     // Outside the root and the temp directories; with reads anywhere, a write there can be escalated.
     const elsewhere = outsideTemp("toolfs-mcp-http-outside-");

@@ -8,5 +8,7 @@
  */
 export { createToolfsMcpSession, filePath, MCP_ERROR_CODES, MCP_SERVER_VERSION } from "./server.ts";
 export type { McpErrorCode, McpRuntime, McpWorkspace, ToolfsMcpOptions, ToolfsMcpSession } from "./server.ts";
-export { createMcpHttpHandler } from "./http.ts";
+export { createMcpHttpHandler, MCP_HTTP_DEFAULTS } from "./http.ts";
+export { MCP_STDIO_MAX_MESSAGE_BYTES, serveMcpStdio } from "./stdio.ts";
+export type { McpStdioOptions } from "./stdio.ts";
 export type { McpHttpHandler, McpHttpOptions } from "./http.ts";

@@ -330,3 +330,33 @@ test("malformed requests, unknown methods and tools, and huge arguments get JSON
     await new Promise((resolve) => child.once("close", resolve));
   }
 });
+
+describe.each(Object.entries(servers))("a message over the line limit, to toolfs mcp on %s over stdio", (_, server) => {
+  test("is answered with -32600 (with its id when it has one), logged, and the session goes on", async () => {
+    const { command, args } = await server("--root", ws);
+    const child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
+    const peer = rawPeer(child);
+    try {
+      peer.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }));
+      expect(await peer.next()).toMatchObject({ id: 1, result: { serverInfo: { name: "toolfs" } } });
+      peer.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
+      // 16 MiB, over the default 10 MiB (the SDK's buffer, on which the server used to end with status 0).
+      const huge = "x".repeat(16 << 20);
+      peer.send(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "write", arguments: { path: "huge.txt", content: huge } } }));
+      expect(await peer.next()).toMatchObject({ jsonrpc: "2.0", id: 7, error: { code: -32600, data: { messageBytes: (16 << 20) + 117, maxMessageBytes: 10 << 20 } } });
+      // Its id past what is kept of its start: answered with id null.
+      peer.send(`{"jsonrpc":"2.0","params":{"x":"${huge}"},"id":8,"method":"ping"}`);
+      expect(await peer.next()).toMatchObject({ id: null, error: { code: -32600 } });
+      peer.send(JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "read", arguments: { path: "notes.txt" } } }));
+      expect(await peer.next()).toMatchObject({ id: 9, result: { structuredContent: { path: "notes.txt" } } });
+      expect(existsSync(join(ws, "huge.txt"))).toBe(false);
+      expect(stderr).toContain("more than the 10485760 bytes this server reads; it was skipped (id 7)");
+    } finally {
+      child.stdin.end();
+    }
+    expect(await exited).toBe(0);
+  });
+});

@@ -1,9 +1,10 @@
-// The client's NDJSON input, one message per line, with a cap on the length of a line. The SDK's own reader
-// fails the whole stream on a line over its limit (32 MiB), which ended the agent silently with status 0.
-// Here an over-long line is skipped up to its newline, so the framing recovers, and the message it held is
-// answered as well as its first bytes allow: a request with a JSON-RPC error carrying its id, a response
-// the agent waits for with a stand-in error response (so the waiting call fails instead of hanging), anything
-// else with an error whose id is null (JSON-RPC's answer when the id cannot be read). docs/notes/0014.
+// A peer's NDJSON input, one JSON-RPC message per line, with a cap on the length of a line; the ACP agent and
+// the MCP stdio server both read through it. The SDKs' own readers fail the whole stream on a line over their
+// limit (ACP 32 MiB, MCP 10 MiB), which ended either silently with status 0. Here an over-long line is skipped
+// up to its newline, so the framing recovers, and the message it held is answered as well as its first bytes
+// allow: a request with a JSON-RPC error carrying its id, a response the server waits for with a stand-in
+// error response (so the waiting call fails instead of hanging), anything else with an error whose id is null
+// (JSON-RPC's answer when the id cannot be read). docs/notes/0014, 0008.
 
 /** Bytes of an over-long line kept to read its `id`, `method`, `result` or `error` from. */
 export const ENVELOPE_PREFIX_BYTES: number = 64 * 1024;
@@ -209,4 +210,68 @@ export function readEnvelope(prefix: Uint8Array): Envelope {
     i++;
   }
   return id === undefined ? { method, response } : { id, method, response };
+}
+
+/** JSON-RPC's code for a message that is not an acceptable request. */
+export const INVALID_REQUEST = -32600;
+
+/** A JSON-RPC error message. */
+export interface JsonRpcErrorMessage {
+  readonly jsonrpc: "2.0";
+  readonly id: string | number | null;
+  readonly error: { readonly code: number; readonly message: string; readonly data: { readonly messageBytes: number; readonly maxMessageBytes: number } };
+}
+
+/** How to answer an over-long line: with bytes passed on in its place, or with a message sent back to the peer. */
+export interface OversizedAnswer {
+  /** What happened, in a sentence for a log. */
+  readonly said: string;
+  /** A stand-in error response for the reader, when the line was a response to one of its own requests. */
+  readonly replacement?: Uint8Array;
+  /** The error to send back to the peer otherwise. */
+  readonly reply?: JsonRpcErrorMessage;
+}
+
+const encoder = new TextEncoder();
+
+/** The answer to an over-long line, for a reader (named in `reader`, such as "this agent") reading at most `max` bytes. */
+export function answerOversized(line: OversizedLine, max: number, reader: string): OversizedAnswer {
+  const { bytes, envelope } = line;
+  const said = `the message is ${bytes} bytes long, more than the ${max} bytes ${reader} reads; it was skipped`;
+  const error = { code: INVALID_REQUEST, message: `Invalid request: ${said}`, data: { messageBytes: bytes, maxMessageBytes: max } };
+  if (envelope.id !== undefined && envelope.response && !envelope.method) {
+    return { said, replacement: encoder.encode(`${JSON.stringify({ jsonrpc: "2.0", id: envelope.id, error })}\n`) };
+  }
+  return { said, reply: { jsonrpc: "2.0", id: envelope.id ?? null, error } };
+}
+
+/**
+ * `input`, line-limited by `limiter`; a read failure is reported to `failed` and ends the stream with it.
+ * Pulls only as fast as the reader takes lines.
+ */
+export function limitLines(input: ReadableStream<Uint8Array>, limiter: LineLimiter, failed: (error: unknown) => void = () => {}): ReadableStream<Uint8Array> {
+  const reader = input.getReader();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      for (;;) {
+        let read: ReadableStreamReadResult<Uint8Array>;
+        try {
+          read = await reader.read();
+        } catch (error) {
+          failed(error);
+          controller.error(error);
+          return;
+        }
+        if (read.done) {
+          for (const bytes of limiter.end()) controller.enqueue(bytes);
+          controller.close();
+          return;
+        }
+        const out = limiter.push(read.value);
+        for (const bytes of out) controller.enqueue(bytes);
+        if (out.length > 0) return;
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
 }
