@@ -4,6 +4,7 @@
 import * as acp from "@agentclientprotocol/sdk";
 import {
   accessWords,
+  approvalText,
   applyEdit,
   type ApprovalOutcome,
   type ApprovalRequest,
@@ -405,6 +406,7 @@ async function runAs<T>(session: Session, client: acp.AgentContext, callId: stri
 async function approveEscalation(request: ApprovalRequest, session: Session | undefined, log: (line: string) => void): Promise<ApprovalOutcome> {
   const asking = session?.asking;
   if (!session || !asking) return "rejected";
+  const text = approvalText(request);
   try {
     const response = await asking.client.request(
       acp.methods.client.session.requestPermission,
@@ -412,10 +414,11 @@ async function approveEscalation(request: ApprovalRequest, session: Session | un
         sessionId: session.id,
         toolCall: {
           toolCallId: asking.callId,
-          title: `${request.tool} ${request.path} with ${accessWords(request.mode)}: ${request.justification}`,
+          title: text.title,
           kind: "edit",
           status: "pending",
-          locations: [{ path: resolvePath(session.cwd, request.path) }],
+          content: [textContent(text.lines.join("\n"))],
+          locations: [{ path: request.destination }],
         },
         options: [
           { optionId: "allow_once", name: `Allow ${accessWords(request.mode)} once`, kind: "allow_once" },

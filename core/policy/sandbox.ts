@@ -175,7 +175,7 @@ export function readableFilter(rules: SandboxRules): (key: string) => boolean {
 function denied(mode: SandboxMode, target: FsTarget, verb: string, why: string, rule: SandboxRule): FsError {
   const resolved = target.key === target.displayPath ? "" : ` (resolves to "${target.key}")`;
   return new FsError("FS_SANDBOX_DENIED", `${sandboxMarker(mode)} Cannot ${verb} "${target.displayPath}"${resolved}: ${why}`, {
-    details: { path: target.displayPath, mode, destination: target.key, rule },
+    details: { path: target.displayPath, mode, destination: target.key, rule, reason: why },
   });
 }
 
