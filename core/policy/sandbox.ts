@@ -98,7 +98,8 @@ export async function resolveSandbox(fs: FileSystem, policy: SandboxPolicy, sign
   return { policy, writable, readable, protected: protectedTargets };
 }
 
-async function gitdirOf(fs: FileSystem, target: FsTarget, signal: AbortSignal | undefined): Promise<string | undefined> {
+/** The directory a `.git` file names (`gitdir: …`, relative to the file's folder or absolute); undefined for anything else. */
+export async function gitdirOf(fs: FileSystem, target: FsTarget, signal: AbortSignal | undefined): Promise<string | undefined> {
   try {
     const info = await fs.stat(target, signal ? { signal } : undefined);
     if (info?.type !== "file" || info.size > GITDIR_FILE_MAX) return undefined;
