@@ -311,12 +311,14 @@ async function runToolCall(turn: Turn, call: ModelToolCall): Promise<ModelMessag
   const { session, update, signal } = turn;
   const args = (typeof call.arguments === "object" && call.arguments !== null ? call.arguments : {}) as Record<string, unknown>;
   const path = typeof args.path === "string" ? args.path : undefined;
-  const absolute = path === undefined ? undefined : resolvePath(session.cwd, path);
+  // The file the call would touch, through any symlink: what the user is asked about and shown.
+  const absolute = path === undefined ? undefined : await canonical(session.fs, resolvePath(session.cwd, path), signal);
   const locations: acp.ToolCallLocation[] = absolute === undefined ? [] : [{ path: absolute }];
+  const leads = absolute !== undefined && absolute !== resolvePath(session.cwd, path!) ? `, which leads to ${absolute}` : "";
   // In the order the fields have always gone on the wire, which the pinned transcripts show.
   const announce = (status: acp.ToolCallStatus, content?: acp.ToolCallContent): acp.ToolCall => ({
     toolCallId: call.id,
-    title: title(call.name, args),
+    title: `${title(call.name, args)}${leads}`,
     kind: KINDS[call.name] ?? "other",
     status,
     rawInput: call.invalidArguments ?? call.arguments,
@@ -486,14 +488,29 @@ function rawOutput(result: ToolResult): Record<string, unknown> {
 /** A call in a few words, for elision notes. */
 function describeCall(call: ModelToolCall): string {
   const args = (typeof call.arguments === "object" && call.arguments !== null ? call.arguments : {}) as Record<string, unknown>;
-  return call.name === "bash" ? `bash ${JSON.stringify(title("bash", args))}` : title(call.name, args);
+  return call.name === "bash" ? `bash ${JSON.stringify(title("bash", args, true))}` : title(call.name, args);
 }
 
-function title(name: string, args: Record<string, unknown>): string {
+// The longest bash command a title shows whole; past it, the start and a count of what is left out.
+const COMMAND_TITLE_CHARS = 2000;
+
+/** The canonical path `path` leads to (symlinks followed); `path` itself when it cannot be resolved. */
+async function canonical(fs: FileSystem, path: string, signal: AbortSignal): Promise<string> {
+  try {
+    return (await fs.resolve(path, { signal })).key;
+  } catch {
+    return path;
+  }
+}
+
+function title(name: string, args: Record<string, unknown>, short = false): string {
   const text = (key: string) => (typeof args[key] === "string" ? (args[key] as string) : undefined);
   const where = text("path") === undefined ? "" : ` in ${text("path")}`;
   if (name === "bash") {
-    const command = (text("command") ?? "").split("\n")[0]!;
+    const whole = text("command") ?? "";
+    // The user approves what the title shows: every line of the command, not the first.
+    if (!short) return whole.length > COMMAND_TITLE_CHARS ? `${whole.slice(0, COMMAND_TITLE_CHARS)}… [${whole.length - COMMAND_TITLE_CHARS} more characters]` : whole || "bash";
+    const command = whole.split("\n")[0]!;
     return command.length > 80 ? `${command.slice(0, 79)}…` : command || "bash";
   }
   if (name === "glob" || name === "grep") {

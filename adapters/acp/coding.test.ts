@@ -251,6 +251,41 @@ describe("permissions", () => {
   });
 });
 
+describe("what a permission request shows", () => {
+  test("a bash request's title is the whole command, every line of it", async () => {
+    const command = "echo one\necho two > two.txt";
+    const turns: FakeTurn[] = [{ toolCalls: [{ name: "bash", arguments: { command } }] }, { text: "done" }];
+    const s = await session("openai", turns, "reject_once");
+    expect((await s.prompt()).result).toMatchObject({ stopReason: "end_turn" });
+    expect((s.asked[0]!.toolCall as { title: string }).title).toBe(command);
+    await s.end();
+  });
+
+  test("without a sandbox, a write through a symlink is asked for under the file it would change", async () => {
+    const outside = realpathSync(await fsp.mkdtemp(join(tmpdir(), "toolfs-outside-")));
+    try {
+      const secret = join(outside, "secret.txt");
+      await fsp.writeFile(secret, "old\n");
+      await fsp.symlink(secret, join(workspace.cwd, "notes.txt"));
+      const turns: FakeTurn[] = [
+        { toolCalls: [{ name: "read", arguments: { path: "notes.txt" } }] },
+        { toolCalls: [{ name: "write", arguments: { path: "notes.txt", content: "new\n" } }] },
+        { text: "written" },
+      ];
+      const s = await session("openai", turns, "reject_once");
+      expect((await s.prompt()).result).toMatchObject({ stopReason: "end_turn" });
+      const asked = s.asked[0]!.toolCall as { title: string; locations: unknown; content: { path: string; oldText: string }[] };
+      expect(asked.title).toBe(`write in notes.txt, which leads to ${secret}`);
+      expect(asked.locations).toEqual([{ path: secret }]);
+      expect(asked.content[0]).toMatchObject({ type: "diff", path: secret, oldText: "old\n", newText: "new\n" });
+      expect(readFileSync(secret, "utf8")).toBe("old\n");
+      await s.end();
+    } finally {
+      await fsp.rm(outside, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("cancellation", () => {
   test.for(["openai", "anthropic"] as const)("session/cancel mid-stream ends the turn as cancelled and closes the %s stream", async (protocol) => {
     const s = await session(protocol, [{ text: "after the cancel" }], "allow_once");
