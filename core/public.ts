@@ -12,10 +12,23 @@
  */
 
 // The toolkit.
-export { createToolkit, DEFAULT_BASH_ENV, DEFAULT_LIMITS, resultJsonSchema, strictToolSchema, structuredResult, TOOL_ERROR_CODES, TOOL_TRAITS, ToolError } from "./tools/mod.ts";
+export {
+  approvalMessage,
+  approvalText,
+  createToolkit,
+  DEFAULT_BASH_ENV,
+  DEFAULT_LIMITS,
+  resultJsonSchema,
+  strictToolSchema,
+  structuredResult,
+  TOOL_ERROR_CODES,
+  TOOL_TRAITS,
+  ToolError,
+} from "./tools/mod.ts";
 export type {
   ApprovalOutcome,
   ApprovalRequest,
+  ApprovalText,
   SandboxOptions,
   StrictToolSchema,
   Toolkit,
@@ -29,7 +42,7 @@ export type {
   ToolTraits,
 } from "./tools/mod.ts";
 export { SANDBOX_MODES } from "./policy/mod.ts";
-export type { SandboxMode } from "./policy/mod.ts";
+export type { SandboxMode, SandboxRule } from "./policy/mod.ts";
 
 // The provider seam.
 export { createFileSystem, FS_ERROR_CODES, FsError, isFsError } from "./fs/mod.ts";

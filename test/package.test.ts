@@ -98,6 +98,7 @@ test("the public entry points export the API, not internals", async () => {
     [
       "BoundedCollector",
       "CodedError",
+      "DEFAULT_BASH_ENV",
       "DEFAULT_LIMITS",
       "FS_ERROR_CODES",
       "FsError",
@@ -112,6 +113,8 @@ test("the public entry points export the API, not internals", async () => {
       "TOOL_ERROR_CODES",
       "TOOL_TRAITS",
       "ToolError",
+      "approvalMessage",
+      "approvalText",
       "createEngineBackend",
       "createFileSystem",
       "createFsSpillStore",

@@ -4,6 +4,7 @@
 import * as acp from "@agentclientprotocol/sdk";
 import {
   accessWords,
+  approvalText,
   applyEdit,
   type ApprovalOutcome,
   type ApprovalRequest,
@@ -313,12 +314,14 @@ async function runToolCall(turn: Turn, call: ModelToolCall): Promise<ModelMessag
   const { session, update, signal } = turn;
   const args = (typeof call.arguments === "object" && call.arguments !== null ? call.arguments : {}) as Record<string, unknown>;
   const path = typeof args.path === "string" ? args.path : undefined;
-  const absolute = path === undefined ? undefined : resolvePath(session.cwd, path);
+  // The file the call would touch, through any symlink: what the user is asked about and shown.
+  const absolute = path === undefined ? undefined : await canonical(session.fs, resolvePath(session.cwd, path), signal);
   const locations: acp.ToolCallLocation[] = absolute === undefined ? [] : [{ path: absolute }];
+  const leads = absolute !== undefined && absolute !== resolvePath(session.cwd, path!) ? `, which leads to ${absolute}` : "";
   // In the order the fields have always gone on the wire, which the pinned transcripts show.
   const announce = (status: acp.ToolCallStatus, content?: acp.ToolCallContent): acp.ToolCall => ({
     toolCallId: call.id,
-    title: title(call.name, args),
+    title: `${title(call.name, args)}${leads}`,
     kind: KINDS[call.name] ?? "other",
     status,
     rawInput: call.invalidArguments ?? call.arguments,
@@ -408,6 +411,7 @@ async function runAs<T>(session: Session, client: acp.AgentContext, callId: stri
 async function approveEscalation(request: ApprovalRequest, session: Session | undefined, log: (line: string) => void): Promise<ApprovalOutcome> {
   const asking = session?.asking;
   if (!session || !asking) return "rejected";
+  const text = approvalText(request);
   try {
     const response = await asking.client.request(
       acp.methods.client.session.requestPermission,
@@ -415,10 +419,11 @@ async function approveEscalation(request: ApprovalRequest, session: Session | un
         sessionId: session.id,
         toolCall: {
           toolCallId: asking.callId,
-          title: `${request.tool} ${request.path} with ${accessWords(request.mode)}: ${request.justification}`,
+          title: text.title,
           kind: "edit",
           status: "pending",
-          locations: [{ path: resolvePath(session.cwd, request.path) }],
+          content: [textContent(text.lines.join("\n"))],
+          locations: [{ path: request.destination }],
         },
         options: [
           { optionId: "allow_once", name: `Allow ${accessWords(request.mode)} once`, kind: "allow_once" },
@@ -486,14 +491,29 @@ function rawOutput(result: ToolResult): Record<string, unknown> {
 /** A call in a few words, for elision notes. */
 function describeCall(call: ModelToolCall): string {
   const args = (typeof call.arguments === "object" && call.arguments !== null ? call.arguments : {}) as Record<string, unknown>;
-  return call.name === "bash" ? `bash ${JSON.stringify(title("bash", args))}` : title(call.name, args);
+  return call.name === "bash" ? `bash ${JSON.stringify(title("bash", args, true))}` : title(call.name, args);
 }
 
-function title(name: string, args: Record<string, unknown>): string {
+// The longest bash command a title shows whole; past it, the start and a count of what is left out.
+const COMMAND_TITLE_CHARS = 2000;
+
+/** The canonical path `path` leads to (symlinks followed); `path` itself when it cannot be resolved. */
+async function canonical(fs: FileSystem, path: string, signal: AbortSignal): Promise<string> {
+  try {
+    return (await fs.resolve(path, { signal })).key;
+  } catch {
+    return path;
+  }
+}
+
+function title(name: string, args: Record<string, unknown>, short = false): string {
   const text = (key: string) => (typeof args[key] === "string" ? (args[key] as string) : undefined);
   const where = text("path") === undefined ? "" : ` in ${text("path")}`;
   if (name === "bash") {
-    const command = (text("command") ?? "").split("\n")[0]!;
+    const whole = text("command") ?? "";
+    // The user approves what the title shows: every line of the command, not the first.
+    if (!short) return whole.length > COMMAND_TITLE_CHARS ? `${whole.slice(0, COMMAND_TITLE_CHARS)}… [${whole.length - COMMAND_TITLE_CHARS} more characters]` : whole || "bash";
+    const command = whole.split("\n")[0]!;
     return command.length > 80 ? `${command.slice(0, 79)}…` : command || "bash";
   }
   if (name === "glob" || name === "grep") {

@@ -209,11 +209,76 @@ describe("permissions", () => {
       expect((await s.prompt()).result).toMatchObject({ stopReason: "end_turn" });
       expect(s.asked).toHaveLength(1);
       expect(s.asked[0]).toMatchObject({
-        toolCall: { title: `write ${target} with full access: The user asked for it there.`, locations: [{ path: target }] },
+        toolCall: {
+          title: `full access to write ${target}`,
+          content: [{ type: "content", content: { type: "text", text: expect.stringContaining("The model's reason: The user asked for it there.") } }],
+          locations: [{ path: target }],
+        },
         options: [{ kind: "allow_once" }, { kind: "reject_once" }],
       });
       expect(readFileSync(target, "utf8")).toBe("x\n");
       expect(lastToolResults(fake!)[0]).toMatch(/^Error FS_SANDBOX_DENIED: \[sandbox: workspace-write\]/);
+      await s.end();
+    } finally {
+      await fsp.rm(outside, { recursive: true, force: true });
+    }
+  });
+
+  test("an escalation through a symlink is asked under the file that would change, with the rule and the roots", async () => {
+    const outside = realpathSync(await fsp.mkdtemp(join(tmpdir(), "toolfs-outside-")));
+    try {
+      const secret = join(outside, "secret.txt");
+      await fsp.writeFile(secret, "old\n");
+      await fsp.symlink(secret, join(workspace.cwd, "notes.txt"));
+      const turns: FakeTurn[] = [
+        { toolCalls: [{ name: "read", arguments: { path: "notes.txt" } }] },
+        { toolCalls: [{ name: "write", arguments: { path: "notes.txt", content: "x\n" } }] },
+        { toolCalls: [{ name: "write", arguments: { path: "notes.txt", content: "x\n", sandbox_permissions: "full-access", justification: "Notes." } }] },
+        { text: "written" },
+      ];
+      const s = await session("openai", turns, "allow_once", { permissionMode: "allow-all", sandbox: { mode: "workspace-write" } });
+      expect((await s.prompt()).result).toMatchObject({ stopReason: "end_turn" });
+      expect(s.asked).toHaveLength(1);
+      const toolCall = s.asked[0]!.toolCall as { title: string; content: { content: { text: string } }[]; locations: unknown };
+      expect(toolCall.title).toBe(`full access to write ${secret} (given as notes.txt)`);
+      expect(toolCall.content[0]!.content.text).toContain(`it is outside the writable roots (${realpathSync(workspace.cwd)})`);
+      expect(toolCall.locations).toEqual([{ path: secret }]);
+      expect(readFileSync(secret, "utf8")).toBe("x\n");
+      await s.end();
+    } finally {
+      await fsp.rm(outside, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("what a permission request shows", () => {
+  test("a bash request's title is the whole command, every line of it", async () => {
+    const command = "echo one\necho two > two.txt";
+    const turns: FakeTurn[] = [{ toolCalls: [{ name: "bash", arguments: { command } }] }, { text: "done" }];
+    const s = await session("openai", turns, "reject_once");
+    expect((await s.prompt()).result).toMatchObject({ stopReason: "end_turn" });
+    expect((s.asked[0]!.toolCall as { title: string }).title).toBe(command);
+    await s.end();
+  });
+
+  test("without a sandbox, a write through a symlink is asked for under the file it would change", async () => {
+    const outside = realpathSync(await fsp.mkdtemp(join(tmpdir(), "toolfs-outside-")));
+    try {
+      const secret = join(outside, "secret.txt");
+      await fsp.writeFile(secret, "old\n");
+      await fsp.symlink(secret, join(workspace.cwd, "notes.txt"));
+      const turns: FakeTurn[] = [
+        { toolCalls: [{ name: "read", arguments: { path: "notes.txt" } }] },
+        { toolCalls: [{ name: "write", arguments: { path: "notes.txt", content: "new\n" } }] },
+        { text: "written" },
+      ];
+      const s = await session("openai", turns, "reject_once");
+      expect((await s.prompt()).result).toMatchObject({ stopReason: "end_turn" });
+      const asked = s.asked[0]!.toolCall as { title: string; locations: unknown; content: { path: string; oldText: string }[] };
+      expect(asked.title).toBe(`write in notes.txt, which leads to ${secret}`);
+      expect(asked.locations).toEqual([{ path: secret }]);
+      expect(asked.content[0]).toMatchObject({ type: "diff", path: secret, oldText: "old\n", newText: "new\n" });
+      expect(readFileSync(secret, "utf8")).toBe("old\n");
       await s.end();
     } finally {
       await fsp.rm(outside, { recursive: true, force: true });

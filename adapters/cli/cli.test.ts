@@ -19,9 +19,11 @@ import { nodeMcpHost } from "./mcp_node.ts";
 const cli = fileURLToPath(new URL("../../dist/cli.js", import.meta.url));
 const run = promisify(execFile);
 
-function memoryHost(files: Record<string, string>, answers: string[] = []): CliHost & { stdout: string; stderr: string; asked: string[] } {
-  const fs = createMemoryProvider({ cwd: "/ws", files });
+function memoryHost(files: Record<string, string>, answers: string[] = []): CliHost & { stdout: string; stderr: string; asked: string[]; volume: ReturnType<typeof createMemoryVolume> } {
+  const volume = createMemoryVolume();
+  const fs = createMemoryProvider({ cwd: "/ws", files, volume });
   const host = {
+    volume,
     stdout: "",
     stderr: "",
     asked: [] as string[],
@@ -149,6 +151,22 @@ describe("runCli", () => {
     await runCli([...call, "--sandbox", "workspace-write"], asked);
     expect(asked.asked[0]).toContain("the model asks for full access to write /etc/x, for this call only");
     expect(asked.stdout).toContain("Created /etc/x");
+
+    // Through a symlink, the question names the file that would change, the rule and the roots, on lines the
+    // model's justification cannot forge.
+    const linked = memoryHost({}, ["y"]);
+    linked.volume.mkdirSync("/elsewhere");
+    linked.volume.writeFileSync("/elsewhere/secret.txt", "old\n");
+    linked.volume.symlinkSync("/elsewhere/secret.txt", "/ws/notes.txt");
+    const retry = '{"path":"notes.txt","content":"x","sandbox_permissions":"full-access","justification":"asked\\nwrites to: /ws/notes.txt"}';
+    await runCli(["read", '{"path":"notes.txt"}', "write", '{"path":"notes.txt","content":"x"}', "write", retry, "--sandbox", "workspace-write"], linked);
+    expect(linked.asked[0]).toBe(
+      "toolfs: the model asks for full access to write /elsewhere/secret.txt (given as notes.txt), for this call only\n" +
+        "  Refused under workspace-write access because it is outside the writable roots (/ws, /tmp).\n" +
+        "  The model's reason: asked\\nwrites to: /ws/notes.txt\nAllow this once? [y/N] ",
+    );
+    expect(linked.stdout).toContain("Updated notes.txt");
+    expect(linked.volume.readFileSync("/elsewhere/secret.txt", "utf8")).toBe("x");
   });
 });
 

@@ -2,7 +2,7 @@
 // would see, or serves an ACP agent on stdio. A thin layer over the public API; everything runtime-specific
 // arrives through CliHost.
 import {
-  accessWords,
+  approvalText,
   type ApprovalOutcome,
   type ApprovalRequest,
   createFsSpillStore,
@@ -428,10 +428,8 @@ function approver(parsed: Parsed, host: CliHost): { approve?: (request: Approval
   if (!ask) return {};
   return {
     approve: async (request) => {
-      const reply = await ask(
-        `toolfs: the model asks for ${accessWords(request.mode)} to ${request.tool} ${request.path}, for this call only\n` +
-          `  reason: ${request.justification}\nAllow this once? [y/N] `,
-      );
+      const text = approvalText(request);
+      const reply = await ask(`toolfs: the model asks for ${text.title}, for this call only\n${text.lines.map((line) => `  ${line}\n`).join("")}Allow this once? [y/N] `);
       return /^y(es)?$/i.test(reply.trim()) ? "allowed-once" : "rejected";
     },
   };

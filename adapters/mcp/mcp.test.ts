@@ -460,6 +460,32 @@ describe("escalation through elicitation", () => {
     expect(runtime.volume.readFileSync("/elsewhere/new.txt", "utf8")).toBe("x");
   });
 
+  test("through a symlink, the user is asked about the file that would change, and the field says it too", async () => {
+    const runtime = seeded({ "/ws/a.txt": "a\n", "/elsewhere/secret.txt": "old\n" });
+    runtime.volume.symlinkSync("/elsewhere/secret.txt", "/ws/notes.txt");
+    const asked: { message: string; description: unknown }[] = [];
+    const { client } = await connect({ runtime, roots: ["/ws"], readScope: "anywhere" }, { capabilities: { elicitation: { form: {} } } }, (c) =>
+      c.setRequestHandler("elicitation/create", async (request) => {
+        const params = request.params as unknown as { message: string; requestedSchema: { properties: { allow: { description: unknown } } } };
+        asked.push({ message: params.message, description: params.requestedSchema.properties.allow.description });
+        return { action: "accept", content: { allow: true } };
+      }),
+    );
+    await client.callTool({ name: "read", arguments: { path: "notes.txt" } });
+    expect(text(await client.callTool({ name: "write", arguments: { path: "notes.txt", content: "x" } }))).toContain('resolves to "/elsewhere/secret.txt"');
+    const approved = await client.callTool({ name: "write", arguments: { path: "notes.txt", content: "x", sandbox_permissions: "full-access", justification: "Asked." } });
+    expect(approved.isError).toBeFalsy();
+    expect(asked).toEqual([
+      {
+        message:
+          "The model asks for full access to write /elsewhere/secret.txt (given as notes.txt), for this call only.\n" +
+          "Refused under workspace-write access because it is outside the writable roots (/ws).\nThe model's reason: Asked.",
+        description: "full access to write /elsewhere/secret.txt (given as notes.txt)",
+      },
+    ]);
+    expect(runtime.volume.readFileSync("/elsewhere/secret.txt", "utf8")).toBe("x");
+  });
+
   test.for([
     ["refuse", "TOOL_ESCALATION_REJECTED"],
     ["decline", "TOOL_ESCALATION_REJECTED"],

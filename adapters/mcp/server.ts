@@ -11,7 +11,8 @@ import {
   type Tool as McpTool,
 } from "@modelcontextprotocol/server";
 import {
-  accessWords,
+  approvalMessage,
+  approvalText,
   type ApprovalOutcome,
   type ApprovalRequest,
   bashOffer,
@@ -183,11 +184,10 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
       answer = await server.elicitInput(
         {
           mode: "form",
-          message:
-            `The model asks for ${accessWords(request.mode)} to ${request.tool} ${request.path}, once.\n` + `Reason it gives: ${request.justification}`,
+          message: approvalMessage(request),
           requestedSchema: {
             type: "object",
-            properties: { allow: { type: "boolean", title: "Allow this once", description: `${request.tool} ${request.path} with ${accessWords(request.mode)}` } },
+            properties: { allow: { type: "boolean", title: "Allow this once", description: approvalText(request).title } },
             required: ["allow"],
           },
         },

@@ -100,6 +100,8 @@ export function memoryProbe(volume: Volume, root: string, outside: string): Prob
       }
     },
     async remove(path) {
+      // memfs's rmSync leaves a symlink in place; unlink removes the link itself, as rm does on disk.
+      if (volume.lstatSync(at(path), { throwIfNoEntry: false })?.isSymbolicLink()) return volume.unlinkSync(at(path));
       volume.rmSync(at(path), { recursive: true, force: true });
     },
     async list(path) {

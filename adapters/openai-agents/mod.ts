@@ -18,8 +18,11 @@ import {
   isFsError,
   normalizeLineEndings,
   relativeWithin,
+  resolvePath,
+  resolveSandbox,
+  rulesFence,
   type SandboxMode,
-  sandboxFence,
+  sandboxPolicy,
   strictToolSchema,
   type Toolkit,
   type ToolResult,
@@ -88,8 +91,11 @@ export interface ToolfsEditorOptions {
   readonly fs: FileSystem;
   /** Absolute directory relative patch paths start from, and paths are reported relative to; default fs.cwd. */
   readonly workspace?: string;
-  /** Confines writes as the toolkit's sandbox does; default workspace-write over the workspace. */
-  readonly sandbox?: { readonly mode: SandboxMode; readonly writableRoots?: readonly string[] };
+  /**
+   * Confines writes as the toolkit's sandbox does; default workspace-write over the workspace. `.git` (at any
+   * depth) and `protectedPaths` stay read-only, as in the toolkit.
+   */
+  readonly sandbox?: { readonly mode: SandboxMode; readonly writableRoots?: readonly string[]; readonly protectedPaths?: readonly string[] };
   /** Largest file an update loads; default 64 MiB. */
   readonly maxBytes?: number;
 }
@@ -105,10 +111,14 @@ export function createToolfsEditor(options: ToolfsEditorOptions): Editor {
   const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
   const mode = options.sandbox?.mode ?? "workspace-write";
   const shown = (path: string) => relativeWithin(workspace, path) ?? path;
-  const fence = async (): Promise<FsFence> => {
-    const roots = await Promise.all([workspace, ...(options.sandbox?.writableRoots ?? [])].map((root) => fs.resolve(root)));
-    return sandboxFence(fs, mode, roots);
-  };
+  // The toolkit's policy, so the editor protects what the toolkit's write does (.git and the rest).
+  const policy = sandboxPolicy({
+    mode,
+    workspace: resolvePath(fs.cwd, workspace),
+    writableRoots: (options.sandbox?.writableRoots ?? []).map((root) => resolvePath(fs.cwd, root)),
+    protectedPaths: options.sandbox?.protectedPaths,
+  });
+  const fence = async (): Promise<FsFence> => rulesFence(fs, await resolveSandbox(fs, policy), mode);
   const failed = (error: unknown): ApplyPatchResult => ({ status: "failed", output: error instanceof Error ? error.message : String(error) });
 
   return {

@@ -123,4 +123,22 @@ describe("createToolfsEditor", () => {
     expect(await editor.updateFile({ type: "update_file", path: "a.txt", diff: "", moveTo: "b.txt" }, context)).toMatchObject({ status: "failed" });
     expect(volume.readFileSync("/ws/a.txt", "utf8")).toBe("alpha\n");
   });
+
+  test("the fence protects .git as the toolkit's does: the root's, a nested repository's, and a gitdir: file's target", async () => {
+    const { fs, volume } = setup();
+    volume.mkdirSync("/ws/.git/hooks", { recursive: true });
+    volume.mkdirSync("/ws/sub/.git/hooks", { recursive: true });
+    volume.mkdirSync("/ws/mod", { recursive: true });
+    volume.writeFileSync("/ws/mod/.git", "gitdir: ../.modules/mod\n");
+    for (const dir of ["/ws/.modules/mod/objects", "/ws/.modules/mod/refs"]) volume.mkdirSync(dir, { recursive: true });
+    volume.writeFileSync("/ws/.modules/mod/HEAD", "ref: refs/heads/main\n");
+    const editor = createToolfsEditor({ fs });
+    for (const path of [".git/hooks/pre-commit", "sub/.git/hooks/pre-commit", ".modules/mod/hooks/pre-commit"]) {
+      const result = await editor.createFile({ type: "create_file", path, diff: "+#!/bin/sh\n" }, context);
+      expect(result).toMatchObject({ status: "failed" });
+      expect((result as { output: string }).output).toContain("is protected and stays read-only");
+      expect(volume.existsSync(`/ws/${path}`)).toBe(false);
+    }
+    expect(await editor.createFile({ type: "create_file", path: "sub/ok.txt", diff: "+ok\n" }, context)).toMatchObject({ status: "completed" });
+  });
 });

@@ -205,6 +205,32 @@ export const toolsAccessGroup: ConformanceGroup = {
       },
     },
     {
+      name: "a nested repository's .git is protected at any depth, and so is a git directory a gitdir: file points to",
+      async run(subject) {
+        await subject.probe.writeFile("sub/.git/config", "[core]\n");
+        await subject.probe.writeFile("a/b/c/.GIT/config", "[core]\n");
+        // A submodule-style checkout: its .git is a file naming a git directory elsewhere in the workspace.
+        await subject.probe.writeFile("mod/.git", "gitdir: ../vendor/mod.git\n");
+        await subject.probe.writeFile("vendor/mod.git/HEAD", "ref: refs/heads/main\n");
+        await subject.probe.mkdir("vendor/mod.git/objects");
+        await subject.probe.mkdir("vendor/mod.git/refs");
+        await subject.probe.writeFile("wt/HEAD", "ref: refs/heads/w\n");
+        await subject.probe.writeFile("wt/commondir", "..\n");
+        const k = kit(subject, {});
+        for (const path of ["sub/.git/hooks/pre-commit", "sub/.git/config", "a/b/c/.GIT/hooks/x", "mod/.git", "vendor/mod.git/hooks/pre-commit", "wt/hooks/x"]) {
+          const result = await fails(k, "write", { path, content: "x" }, "FS_SANDBOX_DENIED");
+          includes(result.content, "is protected", "hooks and config");
+        }
+        // A file named HEAD does not make a git directory of its folder.
+        await subject.probe.writeFile("notes/HEAD", "head\n");
+        await ok(k, "write", { path: "notes/x.txt", content: "x" });
+        await ok(k, "write", { path: "sub/src/ok.ts", content: "x" });
+        await ok(k, "write", { path: "vendor/other/x.txt", content: "x" });
+        assertEquals(await subject.probe.readFile("sub/.git/hooks/pre-commit"), undefined);
+        assertEquals(await subject.probe.readFile("vendor/mod.git/hooks/pre-commit"), undefined);
+      },
+    },
+    {
       name: "bad sandbox options are refused when the toolkit is built",
       async run(subject) {
         const bad: Partial<SandboxOptions>[] = [

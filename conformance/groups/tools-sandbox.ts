@@ -1,4 +1,4 @@
-import type { ApprovalOutcome, ApprovalRequest, SandboxMode } from "../../core/mod.ts";
+import { type ApprovalOutcome, approvalMessage, type ApprovalRequest, type SandboxMode } from "../../core/mod.ts";
 import { assertBytes, assertEquals } from "../assert.ts";
 import type { Subject } from "../harness.ts";
 import type { ConformanceGroup } from "../suite.ts";
@@ -173,6 +173,47 @@ export const toolsSandboxGroup: ConformanceGroup = {
         await fails(kit, "write", { path: "a.txt", content: "x", justification: "why" }, "TOOL_INVALID_ARGUMENTS");
         await fails(kit, "write", { path: "a.txt", content: "x", sandbox_permissions: "read-only", justification: "why" }, "TOOL_INVALID_ARGUMENTS");
         await fails(kit, "write", { path: "a.txt", content: "x", sandbox_permissions: "full-access", justification: "  " }, "TOOL_INVALID_ARGUMENTS");
+      },
+    },
+    {
+      name: "an escalation through a symlink asks about the real destination, the rule and the roots",
+      skip: needsSymlinks,
+      async run(subject) {
+        const real = `${subject.probe.outside}/notes.txt`;
+        await subject.probe.writeFile(real, "old\n");
+        await subject.probe.symlink(real, "notes.txt");
+        const requests: ApprovalRequest[] = [];
+        const kit = fenced(subject, "workspace-write", async (r) => (requests.push(r), "allowed-once"));
+        await ok(kit, "read", { path: "notes.txt" });
+        await fails(kit, "write", { path: "notes.txt", content: "x" }, "FS_SANDBOX_DENIED");
+        await ok(kit, "write", { path: "notes.txt", content: "x", sandbox_permissions: "full-access", justification: "Notes.\nApproved by admin" });
+        const [request] = requests;
+        assertEquals([request?.path, request?.destination, request?.rule, request?.from], ["notes.txt", real, "outside-writable", "workspace-write"]);
+        includes(request?.reason ?? "", `outside the writable roots (${subject.probe.root}`);
+        const message = approvalMessage(request!);
+        includes(message, `full access to write ${real} (given as notes.txt)`, `outside the writable roots (${subject.probe.root}`, "Notes.\\nApproved by admin");
+        assertEquals(message.split("\n").length, 3);
+        assertBytes(await subject.probe.readFile(real), "x");
+      },
+    },
+    {
+      name: "an approval holds only for the destination shown: a symlink repointed meanwhile is refused",
+      skip: needsSymlinks,
+      async run(subject) {
+        const outside = subject.probe.outside;
+        await subject.probe.mkdir(`${outside}/shown`);
+        await subject.probe.mkdir(`${outside}/other`);
+        await subject.probe.symlink(`${outside}/shown`, "notes");
+        const kit = fenced(subject, "workspace-write", async () => {
+          await subject.probe.remove("notes");
+          await subject.probe.symlink(`${outside}/other`, "notes");
+          return "allowed-once";
+        });
+        await fails(kit, "write", { path: "notes/new.txt", content: "x" }, "FS_SANDBOX_DENIED");
+        const retry = { path: "notes/new.txt", content: "x", sandbox_permissions: "full-access", justification: "Needed." };
+        const refused = await fails(kit, "write", retry, "FS_SANDBOX_DENIED");
+        includes(refused.content, `approved full access for "${outside}/shown/new.txt" only`);
+        assertEquals([await subject.probe.list(`${outside}/shown`), await subject.probe.list(`${outside}/other`)], [[], []]);
       },
     },
     {

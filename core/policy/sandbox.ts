@@ -101,7 +101,8 @@ export async function resolveSandbox(fs: FileSystem, policy: SandboxPolicy, sign
   return { policy, writable, readable, protected: protectedTargets, deny };
 }
 
-async function gitdirOf(fs: FileSystem, target: FsTarget, signal: AbortSignal | undefined): Promise<string | undefined> {
+/** The directory a `.git` file names (`gitdir: …`, relative to the file's folder or absolute); undefined for anything else. */
+export async function gitdirOf(fs: FileSystem, target: FsTarget, signal: AbortSignal | undefined): Promise<string | undefined> {
   try {
     const info = await fs.stat(target, signal ? { signal } : undefined);
     if (info?.type !== "file" || info.size > GITDIR_FILE_MAX) return undefined;
@@ -129,7 +130,7 @@ export function sandboxFence(
   extra?: { readonly protected?: readonly FsTarget[]; readonly deny?: DenyList },
 ): FsFence {
   const deny = extra?.deny ?? DenyList.none;
-  return (destination) => {
+  return async (destination) => {
     const pattern = deny.match(destination.displayPath) ?? deny.match(destination.key);
     if (pattern !== undefined) throw denied(mode, destination, "write", `it is on the deny list (${JSON.stringify(pattern)})`, "deny");
     if (mode === "full-access") return;
@@ -137,12 +138,54 @@ export function sandboxFence(
     if (!roots.some((root) => fs.contains(root, destination))) {
       throw denied(mode, destination, "write", `it is outside the writable roots (${roots.map((r) => r.key).join(", ")})`, "outside-writable");
     }
-    const guarded = extra?.protected?.find((path) => fs.contains(path, destination));
-    if (guarded) {
-      const what = baseName(guarded.key) === ".git" || guarded.key.includes("/.git/") ? " (git runs its hooks and config outside the sandbox)" : "";
-      throw denied(mode, destination, "write", `"${guarded.key}" is protected and stays read-only${what}`, "protected");
+    const listed = extra?.protected?.find((path) => fs.contains(path, destination))?.key;
+    const gitDir = listed === undefined ? await gitDirectoryAbove(fs, roots, destination) : undefined;
+    const guarded = listed ?? gitDir;
+    if (guarded !== undefined) {
+      const git = gitDir !== undefined || baseName(guarded) === ".git" || guarded.includes("/.git/");
+      const what = git ? " (git runs its hooks and config outside the sandbox)" : "";
+      throw denied(mode, destination, "write", `"${guarded}" is protected and stays read-only${what}`, "protected");
     }
   };
+}
+
+/**
+ * The git directory `destination` lies in, below the writable root that holds it; undefined when none. A
+ * repository nested at any depth has one, and git runs its hooks the next time the user commits there: a
+ * `.git` segment (any case: git on a case-insensitive disk reads `.GIT` too), or a directory git itself would
+ * take for one (a `HEAD` file beside `objects` and `refs`, or a worktree's `commondir`), which is where a
+ * `gitdir:` file points. The root itself is not judged: a workspace that is a bare repository stays writable.
+ */
+async function gitDirectoryAbove(fs: FileSystem, roots: readonly FsTarget[], destination: FsTarget): Promise<string | undefined> {
+  const root = roots.filter((r) => fs.contains(r, destination)).sort((a, b) => b.key.length - a.key.length)[0];
+  if (!root || destination.key === root.key) return undefined;
+  const below = (root.key === "/" ? destination.key.slice(1) : destination.key.slice(root.key.length + 1)).split("/");
+  let dir: string = root.key;
+  for (const segment of below) {
+    const path = joinPath(dir, segment);
+    if (segment.toLowerCase() === ".git") return path;
+    dir = path;
+  }
+  // The directories between the root and the destination, nearest the root first.
+  dir = root.key;
+  for (const segment of below.slice(0, -1)) {
+    dir = joinPath(dir, segment);
+    if (await isGitDirectory(fs, dir)) return dir;
+  }
+  return undefined;
+}
+
+async function isGitDirectory(fs: FileSystem, dir: string): Promise<boolean> {
+  const type = async (name: string) => {
+    try {
+      return (await fs.stat(await fs.resolve(joinPath(dir, name))))?.type;
+    } catch {
+      return undefined;
+    }
+  };
+  if ((await type("HEAD")) !== "file") return false;
+  if ((await type("commondir")) === "file") return true;
+  return (await type("objects")) === "directory" && (await type("refs")) === "directory";
 }
 
 /** The fence for a call under resolved rules and a mode (the standing one, or one approved for the call). */
@@ -178,7 +221,7 @@ export function readableFilter(rules: SandboxRules): (key: string) => boolean {
 function denied(mode: SandboxMode, target: FsTarget, verb: string, why: string, rule: SandboxRule): FsError {
   const resolved = target.key === target.displayPath ? "" : ` (resolves to "${target.key}")`;
   return new FsError("FS_SANDBOX_DENIED", `${sandboxMarker(mode)} Cannot ${verb} "${target.displayPath}"${resolved}: ${why}`, {
-    details: { path: target.displayPath, mode, destination: target.key, rule },
+    details: { path: target.displayPath, mode, destination: target.key, rule, reason: why },
   });
 }
 

@@ -7,7 +7,7 @@ import { FsError, throwIfAborted } from "../fs/errors.ts";
 import { baseName, isWithin, joinPath, parentPath } from "../fs/paths.ts";
 import type { FileSystem, FsTarget } from "../fs/types.ts";
 import type { ConfinementView } from "../process/bubblewrap.ts";
-import { type SandboxMode, sandboxMarker, type SandboxRules } from "./sandbox.ts";
+import { gitdirOf, type SandboxMode, sandboxMarker, type SandboxRules } from "./sandbox.ts";
 
 /**
  * Entries a deny-list walk may visit before the command is refused rather than run with the list unapplied.
@@ -15,10 +15,18 @@ import { type SandboxMode, sandboxMarker, type SandboxRules } from "./sandbox.ts
  */
 export const DEFAULT_DENY_SCAN_LIMIT = 100_000;
 
+/**
+ * Entries the walk for nested repositories may visit under workspace-write before it stops (and says so on
+ * the command's stderr). It runs before every command, so it is kept well under a second.
+ */
+export const DEFAULT_GIT_SCAN_LIMIT = 10_000;
+
 export interface ShellViewOptions {
   readonly signal?: AbortSignal;
   /** See {@link DEFAULT_DENY_SCAN_LIMIT}. */
   readonly scanLimit?: number;
+  /** See {@link DEFAULT_GIT_SCAN_LIMIT}. */
+  readonly gitScanLimit?: number;
 }
 
 type Mask = ConfinementView["masks"][number];
@@ -29,11 +37,15 @@ export async function shellView(fs: FileSystem, rules: SandboxRules, mode: Sandb
   const exists = async (target: FsTarget) => (await fs.stat(target, signal ? { signal } : undefined))?.type;
   const writable: string[] = [];
   const readOnly: string[] = [];
+  const notes: string[] = [];
   if (mode === "workspace-write") {
     for (const root of rules.writable) if ((await exists(root)) === "directory") writable.push(root.key);
     for (const path of rules.protected) {
       if (writable.some((root) => isWithin(root, path.key)) && (await exists(path)) !== undefined) readOnly.push(path.key);
     }
+    const nested = await nestedGit(fs, writable, options);
+    readOnly.push(...nested.paths);
+    if (nested.note !== undefined) notes.push(nested.note);
   }
   let readable: string[] | undefined;
   if (rules.readable) {
@@ -50,6 +62,7 @@ export async function shellView(fs: FileSystem, rules: SandboxRules, mode: Sandb
     ...(pinned.length > 0 ? { pinned } : {}),
     masks,
     network: rules.policy.network,
+    ...(notes.length > 0 ? { notes } : {}),
   };
 }
 
@@ -72,6 +85,63 @@ function pins(rules: SandboxRules, masks: readonly Mask[], writeAnywhere: boolea
     }
   }
   return [...out];
+}
+
+/**
+ * The git directories of repositories nested in the writable roots, which the command must not write (git
+ * runs their hooks the next time the user commits there): every `.git` (directory, file, or the directory a
+ * symlink named so leads to), the directory a `.git` file's `gitdir:` names, and any directory git would take
+ * for a git directory, judged by its listing. Breadth first, so the shallow repositories are found before the
+ * bound; the walk follows no symlink and does not enter what it found.
+ */
+async function nestedGit(fs: FileSystem, roots: readonly string[], options: ShellViewOptions | undefined): Promise<{ paths: string[]; note?: string }> {
+  const signal = options?.signal;
+  const limit = options?.gitScanLimit ?? DEFAULT_GIT_SCAN_LIMIT;
+  const outer = roots.filter((root) => !roots.some((other) => other !== root && isWithin(other, root)));
+  const writable = (key: string) => outer.some((root) => isWithin(root, key));
+  const found = new Set<string>();
+  const queue: FsTarget[] = outer.map((root) => ({ key: root as FsTarget["key"], displayPath: root }));
+  let visited = 0;
+  for (let i = 0; i < queue.length; i++) {
+    throwIfAborted(signal);
+    const dir = queue[i]!;
+    const entries = await fs.listDir(dir, signal ? { signal } : undefined).catch(() => []);
+    visited += entries.length;
+    if (visited > limit) {
+      const note =
+        `looked for nested git repositories in ${limit} entries of ${outer.join(", ")} and stopped there; ` +
+        "a .git further in is not read-only to this command";
+      return { paths: [...found], note };
+    }
+    if (i >= outer.length && isGitDirectory(entries)) {
+      found.add(dir.key);
+      continue;
+    }
+    for (const entry of entries) {
+      const path = joinPath(dir.key, entry.name);
+      if (entry.name.toLowerCase() === ".git") {
+        if (entry.type === "symlink") {
+          if (writable(entry.target.key)) found.add(entry.target.key);
+          continue;
+        }
+        found.add(path);
+        if (entry.type !== "file") continue;
+        const gitdir = await gitdirOf(fs, { key: path as FsTarget["key"], displayPath: path }, signal);
+        const target = gitdir === undefined ? undefined : await fs.resolve(gitdir, { cwd: dir.key, ...(signal ? { signal } : {}) }).catch(() => undefined);
+        if (target && writable(target.key) && (await fs.stat(target, signal ? { signal } : undefined).catch(() => undefined)) !== undefined) found.add(target.key);
+      } else if (entry.type === "directory") {
+        queue.push({ key: path as FsTarget["key"], displayPath: path });
+      }
+    }
+  }
+  return { paths: [...found] };
+}
+
+// git's own test (setup.c, is_git_directory): HEAD, with objects/ and refs/ or a worktree's commondir.
+function isGitDirectory(entries: readonly { readonly name: string; readonly type: string }[]): boolean {
+  const type = (name: string) => entries.find((entry) => entry.name === name)?.type;
+  if (type("HEAD") !== "file") return false;
+  return type("commondir") === "file" || (type("objects") === "directory" && type("refs") === "directory");
 }
 
 async function denyMasks(fs: FileSystem, rules: SandboxRules, mode: SandboxMode, options: ShellViewOptions | undefined): Promise<Mask[]> {

@@ -31,6 +31,8 @@ export interface ConfinementView {
   readonly masks: readonly { readonly path: string; readonly directory: boolean }[];
   /** Whether the command shares the host's network; otherwise it has a loopback of its own and nothing else. */
   readonly network: boolean;
+  /** Said on the command's stderr before it runs (as `toolfs: …`): what the view could not cover. */
+  readonly notes?: readonly string[];
 }
 
 /** The directories a restricted-read view keeps, read-only, so that programs can run: binaries, libraries, /etc. */
@@ -230,6 +232,7 @@ export function confinedRunner(base: ProcessRunner, program: string, viewFor: (s
     async run(spec) {
       if (spec.command === "") throw new ProcessError("PROCESS_INVALID_ARGUMENT", "The command is empty. Name a program to run.");
       const view = await viewFor(spec);
+      for (const note of view.notes ?? []) await spec.stderr?.write(new TextEncoder().encode(`toolfs: ${note}\n`), "stderr");
       const args = bubblewrapArgs(view, { command: spec.command, ...(spec.args ? { args: spec.args } : {}), ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}) });
       const launch = bubblewrapLaunch(program, args, view.network);
       const count = args.length + (view.network ? 0 : 2); // and --seccomp 3

@@ -5,9 +5,11 @@
  *
  * @module
  */
+export { approvalMessage, approvalText } from "./approval.ts";
+export type { ApprovalOutcome, ApprovalRequest, ApprovalText } from "./approval.ts";
 export { bashOffer, createToolkit } from "./toolkit.ts";
 export { DEFAULT_BASH_ENV } from "./bash.ts";
-export type { ApprovalOutcome, ApprovalRequest, BashOffer, SandboxOptions, Toolkit, ToolkitOptions, ToolName } from "./toolkit.ts";
+export type { BashOffer, SandboxOptions, Toolkit, ToolkitOptions, ToolName } from "./toolkit.ts";
 export { DEFAULT_LIMITS } from "./tool.ts";
 export type { ToolLimits } from "./tool.ts";
 export { TOOL_ERROR_CODES, ToolError } from "./types.ts";

@@ -3,7 +3,7 @@ import { boundMessage, quoteInput } from "../errors/mod.ts";
 import { FsError, isFsError, throwIfAborted } from "../fs/errors.ts";
 import { KeyedLock } from "../fs/lock.ts";
 import { isAbsolutePath, resolvePath } from "../fs/paths.ts";
-import type { FileSystem, FsTarget } from "../fs/types.ts";
+import type { FileSystem, FsFence, FsTarget } from "../fs/types.ts";
 import { readAccess } from "../policy/access.ts";
 import { ObservationLedger } from "../policy/ledger.ts";
 import {
@@ -15,6 +15,7 @@ import {
   type SandboxMode,
   type SandboxPolicy,
   sandboxPolicy,
+  type SandboxRule,
   type SandboxRules,
   widerModes,
 } from "../policy/sandbox.ts";
@@ -25,6 +26,7 @@ import type { ProcessRunner } from "../process/types.ts";
 import { isSearchError } from "../search/errors.ts";
 import type { SearchBackend } from "../search/backend.ts";
 import type { SpillStore } from "../spill/mod.ts";
+import { type ApprovalOutcome, type ApprovalRequest } from "./approval.ts";
 import { bashTool, DEFAULT_BASH_ENV } from "./bash.ts";
 import { editTool } from "./edit.ts";
 import { globTool } from "./glob.ts";
@@ -37,19 +39,6 @@ import { writeTool } from "./write.ts";
 
 /** The tools a toolkit can register. */
 export type ToolName = "read" | "write" | "edit" | "glob" | "grep" | "bash";
-
-/** What a host decides about one escalation request. */
-export type ApprovalOutcome = "allowed-once" | "rejected" | "cancelled";
-
-export interface ApprovalRequest {
-  readonly tool: string;
-  /** The display path of the destination the sandbox refused. */
-  readonly path: string;
-  readonly mode: SandboxMode;
-  readonly justification: string;
-  readonly actor: unknown;
-  readonly signal: AbortSignal | undefined;
-}
 
 export interface SandboxOptions {
   readonly mode: SandboxMode;
@@ -185,6 +174,17 @@ interface Escalation {
   readonly justification: string;
 }
 
+/** A refused write or edit, as the sandbox judged it: what an escalation of its retry is asked about. */
+interface Denial {
+  readonly tool: string;
+  /** The canonical target the call resolved. */
+  readonly key: string;
+  /** The canonical destination the fence refused (the target, or where it had moved by publication). */
+  readonly destination: string;
+  readonly rule: SandboxRule;
+  readonly reason: string;
+}
+
 class ToolkitImpl implements Toolkit {
   readonly #fs: FileSystem;
   readonly #workspace: string;
@@ -196,7 +196,7 @@ class ToolkitImpl implements Toolkit {
   readonly #order = new Map<unknown, KeyedLock>();
   readonly #tools = new Map<string, Registered>();
   // Per actor: the last write or edit the sandbox refused, the only call an escalation may retry.
-  readonly #denied = new Map<unknown, { tool: string; key: string }>();
+  readonly #denied = new Map<unknown, Denial>();
   readonly definitions: readonly ToolDefinition[];
   readonly withheld: Readonly<Partial<Record<ToolName, string>>>;
   readonly guidance: string;
@@ -389,6 +389,7 @@ class ToolkitImpl implements Toolkit {
     // A write shows the bytes it replaces (its diff), so it may reach only what may be read.
     call.access?.check(target, "write");
     let mode = sandbox.mode;
+    let fence = rulesFence(this.#fs, rules, mode);
     if (escalation) {
       const denied = this.#denied.get(call.actor);
       if (!denied || denied.tool !== tool.name || denied.key !== target.key) {
@@ -401,9 +402,9 @@ class ToolkitImpl implements Toolkit {
       if (!isWiderMode(escalation.mode, mode)) {
         throw new ToolError("TOOL_INVALID_ARGUMENTS", `sandbox_permissions must be wider than the current mode (${mode})`);
       }
-      mode = await this.#approve(tool.name, target.displayPath, escalation, call);
+      mode = await this.#approve(tool.name, target, denied, escalation, call);
+      fence = approvedFence(mode, rulesFence(this.#fs, rules, mode), fence, denied.destination);
     }
-    const fence = rulesFence(this.#fs, rules, mode);
     try {
       const result = await this.#run(tool, args, { ...call, fence });
       this.#denied.delete(call.actor);
@@ -418,7 +419,14 @@ class ToolkitImpl implements Toolkit {
         this.#denied.delete(call.actor);
         throw error;
       }
-      this.#denied.set(call.actor, { tool: tool.name, key: target.key });
+      const details = error.details;
+      this.#denied.set(call.actor, {
+        tool: tool.name,
+        key: target.key,
+        destination: typeof details.destination === "string" ? details.destination : target.key,
+        rule: details.rule as SandboxRule,
+        reason: typeof details.reason === "string" ? details.reason : error.message,
+      });
       const wider = widerModes(mode);
       const choices = wider.length === 1 ? `"${wider[0]}"` : `${wider.map((m) => `"${m}"`).join(" or ")} (the narrowest that suffices)`;
       // Only when someone can answer: telling the model "the user will be asked" with no approver is false.
@@ -431,12 +439,24 @@ class ToolkitImpl implements Toolkit {
     }
   }
 
-  async #approve(tool: string, path: string, escalation: Escalation, call: CallContext): Promise<SandboxMode> {
+  async #approve(tool: string, target: FsTarget, denied: Denial, escalation: Escalation, call: CallContext): Promise<SandboxMode> {
     const approve = this.#sandbox?.approve;
     if (!approve) {
       throw new ToolError("TOOL_ESCALATION_UNAVAILABLE", "No one can approve wider sandbox permissions here; nothing was changed");
     }
-    const outcome = await approve({ tool, path, mode: escalation.mode, justification: escalation.justification, actor: call.actor, signal: call.signal });
+    const request: ApprovalRequest = {
+      tool,
+      path: this.#roots.show(target.displayPath),
+      destination: denied.destination,
+      rule: denied.rule,
+      reason: denied.reason,
+      from: this.#sandbox!.mode,
+      mode: escalation.mode,
+      justification: escalation.justification,
+      actor: call.actor,
+      signal: call.signal,
+    };
+    const outcome = await approve(request);
     if (outcome === "allowed-once") return escalation.mode;
     if (outcome === "cancelled") {
       throw new ToolError("TOOL_ESCALATION_CANCELLED", "The approval request was cancelled; nothing was changed");
@@ -521,6 +541,24 @@ class ToolkitImpl implements Toolkit {
     }
     return parts.join("\n");
   }
+}
+
+/**
+ * The fence of an approved call: the wider mode holds for the destination the user was shown, and for no
+ * other. A path that resolves elsewhere by the time of the write (a symlink repointed after the approval) is
+ * judged under the standing mode, and refused saying what was approved.
+ */
+function approvedFence(mode: SandboxMode, wider: FsFence, standing: FsFence, approved: string): FsFence {
+  return async (destination) => {
+    if (destination.key === approved) return await wider(destination);
+    try {
+      await standing(destination);
+    } catch (error) {
+      if (!isFsError(error, "FS_SANDBOX_DENIED")) throw error;
+      const message = `${error.message}; the user approved ${accessWords(mode)} for "${approved}" only, and the path now leads elsewhere`;
+      throw new FsError("FS_SANDBOX_DENIED", message, { cause: error, details: error.details });
+    }
+  };
 }
 
 function withEscalation(schema: z.ZodType<Record<string, unknown>>, mode: SandboxMode): z.ZodType<Record<string, unknown>> {
