@@ -73,7 +73,8 @@ describe("seccompFilter", () => {
         }
       }
       for (const family of [AF_UNIX, AF_INET, AF_INET6, AF_NETLINK, AF_VSOCK, 0, 255]) {
-        expect(run(closed, abi.arch, abi.socket, [family, SOCK_STREAM])).toBe("EPERM");
+        // Internet sockets reach only the namespace's own loopback without the network.
+        expect(run(closed, abi.arch, abi.socket, [family, SOCK_STREAM])).toBe(family === AF_INET || family === AF_INET6 ? ALLOW : "EPERM");
         expect(run(open, abi.arch, abi.socket, [family, SOCK_STREAM])).toBe(ALLOW);
       }
       for (const type of [SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET, SOCK_STREAM | SOCK_CLOEXEC]) {

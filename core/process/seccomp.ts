@@ -5,11 +5,13 @@
 //   among them) run in the kernel without passing through this filter, so it would undo the rest.
 // - The kernel keyrings (keyctl, add_key, request_key), always (ENOSYS): they are not namespaced; a user's
 //   keyring is the host user's, shared with every one of its processes outside.
-// - Without the network, every socket() (EPERM), whatever the family, and socketpair() but for an AF_UNIX
+// - Without the network, every socket() (EPERM) but AF_INET and AF_INET6, and socketpair() but for an AF_UNIX
 //   stream, datagram or seqpacket pair. connect() on a Unix socket file is no write, so a read-only mount
 //   does not stop it, and some such sockets grant more than any file (a container daemon's, the system bus);
 //   other families reach what no namespace holds (AF_VSOCK reaches the hypervisor) or only add kernel surface.
-//   pidfd_getfd() goes too: it copies a descriptor, a socket perhaps, out of another process.
+//   Internet sockets stay: the command's network namespace holds only its own loopback, where a test suite's
+//   server and its client meet. pidfd_getfd() goes too: it copies a descriptor, a socket perhaps, out of
+//   another process.
 //
 // Each ABI a program can enter the kernel through is matched by its own numbers: x86_64 (its x32 half is
 // refused whole), i386 (whose socketcall() hides its arguments behind a pointer and is refused whole without
@@ -21,6 +23,8 @@ const EPERM = 1;
 const ENOSYS = 38;
 const X32_BIT = 0x40000000;
 const AF_UNIX = 1;
+/** AF_INET and AF_INET6: without the network they reach only the namespace's own loopback. */
+const INTERNET = [2, 10];
 /** SOCK_STREAM, SOCK_DGRAM, SOCK_SEQPACKET; the type's low bits (flags such as SOCK_CLOEXEC are above). */
 const PAIR_TYPES = [1, 2, 5];
 const SOCK_TYPE_MASK = 0xf;
@@ -75,7 +79,8 @@ function program(network: boolean): Insn[] {
     if (abi.x32) check(X32_BIT, "eperm", "jge");
     for (const nr of [...abi.ioUring, ...abi.keys]) check(nr, "enosys");
     if (!network) {
-      for (const nr of [abi.socket, abi.pidfdGetfd, ...(abi.socketcall === undefined ? [] : [abi.socketcall])]) check(nr, "eperm");
+      for (const nr of [abi.pidfdGetfd, ...(abi.socketcall === undefined ? [] : [abi.socketcall])]) check(nr, "eperm");
+      check(abi.socket, "socket");
       check(abi.socketpair, "pair");
     }
     block.push({ op: "ret", k: RET_ALLOW, label: next(n) });
@@ -83,6 +88,8 @@ function program(network: boolean): Insn[] {
     out.push(...block);
   }
   if (!network) {
+    out.push({ op: "ld", offset: arg(0), label: "socket" });
+    INTERNET.forEach((family, i) => out.push({ op: "jeq", k: family, yes: "allow", no: i === INTERNET.length - 1 ? "eperm" : `socket-${i + 1}`, ...(i > 0 ? { label: `socket-${i}` } : {}) }));
     out.push({ op: "ld", offset: arg(0), label: "pair" }, { op: "jeq", k: AF_UNIX, yes: "pair-type", no: "eperm" });
     out.push({ op: "ld", offset: arg(1), label: "pair-type" }, { op: "and", k: SOCK_TYPE_MASK });
     PAIR_TYPES.forEach((type, i) => out.push({ op: "jeq", k: type, yes: "allow", no: i === PAIR_TYPES.length - 1 ? "eperm" : `pair-type-${i + 1}`, ...(i > 0 ? { label: `pair-type-${i}` } : {}) }));
