@@ -33,12 +33,25 @@ function post(body: unknown, headers: Record<string, string> = {}, url = `http:/
 }
 
 async function refusal(response: Response): Promise<[number, number | undefined, string | undefined]> {
+  expect(response.headers.get("content-type")).toBe("application/json");
   const body = (await response.json()) as { error?: { code?: number; message?: string } };
   return [response.status, body.error?.code, body.error?.message];
 }
 
 test("an initialize opens a session; its id routes later requests; close ends them all", async () => {
-  const { handler: h, logs } = handler();
+  let serversClosed = 0;
+  const { handler: h, logs } = handler({
+    session: async () => {
+      const { server } = new McpServer({ name: "t", version: "1" });
+      const connected = server.connect.bind(server);
+      server.connect = async (transport) => {
+        await connected(transport);
+        const onclose = server.onclose;
+        server.onclose = () => (serversClosed++, onclose?.());
+      };
+      return { server };
+    },
+  });
   const first = await h.fetch(post(INIT));
   expect(first.status).toBe(200);
   const id = first.headers.get("mcp-session-id");
@@ -49,6 +62,7 @@ test("an initialize opens a session; its id routes later requests; close ends th
   expect(listed.status).toBe(200);
   await h.close();
   expect(h.sessions).toBe(0);
+  expect(serversClosed, "close() closes each open session's server").toBe(1);
   expect(await refusal(await h.fetch(post(INIT)))).toEqual([503, -32000, "The server is shutting down"]);
 });
 
@@ -58,13 +72,16 @@ test("a foreign Host or Origin is refused before the token, the path or the body
   expect(badHost.status).toBe(403);
   const badOrigin = await h.fetch(post("not json", { origin: "http://evil.example" }, `http://${HOST}/elsewhere`));
   expect(badOrigin.status).toBe(403);
+  // The allowed Origin passes on to the next check (the token).
+  const goodOrigin = await h.fetch(post("not json", { origin: "http://127.0.0.1:8080" }, `http://${HOST}/elsewhere`));
+  expect(goodOrigin.status).toBe(401);
 });
 
 test("with a token, a request without it is 401 with a WWW-Authenticate challenge, before the path is looked at", async () => {
   const { handler: h } = handler({ token: "secret" });
   const response = await h.fetch(post(INIT, {}, `http://${HOST}/elsewhere`));
-  expect(response.status).toBe(401);
   expect(response.headers.get("www-authenticate")).toBe('Bearer realm="toolfs"');
+  expect(await refusal(response)).toEqual([401, -32001, "Unauthorized: send Authorization: Bearer <token>"]);
   expect((await h.fetch(post(INIT, { authorization: "Bearer secret" }))).status).toBe(200);
 });
 
