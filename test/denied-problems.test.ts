@@ -7,8 +7,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
-import { createMemoryVolume } from "../adapters/memory/mod.ts";
-import { createMemoryDriver } from "../adapters/memory/provider.ts";
+import { createMemoryDriver, createMemoryVolume } from "../adapters/memory/mod.ts";
 import { createNodeProcessRunner, createNodeProvider, createNodeSearchBackend } from "../adapters/node/mod.ts";
 import {
   createEngineBackend,
