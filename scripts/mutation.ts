@@ -37,7 +37,7 @@ const targets: Record<string, Target> = {
   // (`--mutate core/policy/deny.ts` adds the deny list's matching: 160 more mutants, about an hour here.)
   policy: {
     mutate: ["core/policy/search.ts"],
-    tests: ["test/confine-policy.test.ts", "test/denied-problems.test.ts"],
+    tests: ["test/confine-policy.test.ts", "test/denied-problems.test.ts", "test/guard-search.test.ts"],
   },
   // The HTTP handler's checks in their order, the session limit, close.
   "mcp-http": {
