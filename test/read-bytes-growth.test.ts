@@ -103,7 +103,7 @@ const subjects = [
 
 test.for(subjects)("a file that grows past the cap after its stat fails FS_TOO_LARGE, buffering at most cap + 1 bytes: %s", async ([, make]) => {
   const { driver, cwd, write, append } = make();
-  for (const start of [0, 10, CAP]) {
+  for (const start of [0, 10, 600, CAP]) {
     await write("f.bin", new Uint8Array(start).fill(0x61));
     const meter: Meter = { buffered: 0, read: 0 };
     let grown = false;
