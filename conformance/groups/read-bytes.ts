@@ -1,6 +1,10 @@
-import { assertBytes, assertEquals, assertRejectsCode, assertThrowsType } from "../assert.ts";
+import { isFsError } from "../../core/mod.ts";
+import { assert, assertBytes, assertEquals, assertRejectsCode, assertThrowsType } from "../assert.ts";
 import type { ConformanceGroup } from "../suite.ts";
 import { pattern } from "../util.ts";
+
+const GROW_CAP = 4096;
+const GROW_READS = 400;
 
 /** Bounded whole-file reads. */
 export const readBytesGroup: ConformanceGroup = {
@@ -36,6 +40,47 @@ export const readBytesGroup: ConformanceGroup = {
         await probe.writeFile("one", "1");
         assertEquals((await provider.readBytes(await provider.resolve("empty"), { maxBytes: 0 })).bytes.length, 0);
         await assertRejectsCode(provider.readBytes(await provider.resolve("one"), { maxBytes: 0 }), "FS_TOO_LARGE");
+      },
+    },
+    {
+      name: `a file rewritten past the cap while it is read ${GROW_READS} times: never more than the cap, FS_TOO_LARGE otherwise`,
+      async run({ provider, probe }) {
+        // A writer alternates a file under the cap with one four times over it, so some reads find it grown
+        // after their stat (on a disk, FS_TOO_LARGE without a size); outcomes are counted, never timed.
+        const short = new Uint8Array(GROW_CAP - 10).fill(0x61);
+        const long = new Uint8Array(GROW_CAP * 4).fill(0x62);
+        await probe.writeFile("g.bin", short);
+        const target = await provider.resolve("g.bin");
+        let running = true;
+        const writer = (async () => {
+          for (let i = 1; running; i++) {
+            await probe.writeFile("g.bin", i % 2 === 1 ? long : short);
+            // 0 to 22 quiet steps, in a fixed cycle, so that an in-memory backend meets the writer at every phase.
+            for (let quiet = (i * 7) % 23; quiet > 0; quiet--) await Promise.resolve();
+          }
+        })();
+        const outcomes: Record<string, number> = {};
+        try {
+          for (let i = 0; i < GROW_READS; i++) {
+            const outcome = await provider.readBytes(target, { maxBytes: GROW_CAP }).then(
+              ({ bytes }) => {
+                assert(bytes.length <= GROW_CAP, `read ${i} returned ${bytes.length} bytes, past the cap of ${GROW_CAP}`);
+                const source = bytes[0] === 0x62 ? long : short;
+                assertBytes(bytes, source.subarray(0, bytes.length), `read ${i} (a prefix of what was written)`);
+                return "read";
+              },
+              (error: unknown) => {
+                if (!isFsError(error, "FS_TOO_LARGE")) throw error;
+                return error.details.size === undefined ? "grew while read" : "too large at stat";
+              },
+            );
+            outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+          }
+        } finally {
+          running = false;
+          await writer;
+        }
+        assertEquals(Object.values(outcomes).reduce((a, b) => a + b, 0), GROW_READS, JSON.stringify(outcomes));
       },
     },
     {
