@@ -79,3 +79,27 @@ test("a provider's refusal becomes the drivers' coded ModelError", async () => {
   expect(error).toMatchObject({ code: "MODEL_AUTH_FAILED" });
   expect((error as Error).message).toContain("bad key");
 });
+
+test("a cancelled turn ends the request mid-stream: next rejects, the stream is not read to its end", async () => {
+  const controller = new AbortController();
+  let cancelled = false;
+  const mock = new MockLanguageModelV4({
+    doStream: async () => ({
+      stream: new ReadableStream({
+        start(c) {
+          c.enqueue({ type: "stream-start", warnings: [] });
+          c.enqueue({ type: "text-start", id: "t" });
+          c.enqueue({ type: "text-delta", id: "t", delta: "thinking…" });
+          // Never closes: only the abort can end it.
+        },
+        cancel() {
+          cancelled = true;
+        },
+      }) as never,
+    }),
+  });
+  const reply = createAiSdkModel(mock).next(request({ signal: controller.signal, onText: async () => controller.abort() }));
+  await expect(reply).rejects.toBeDefined();
+  expect(controller.signal.aborted).toBe(true);
+  expect(cancelled).toBe(true);
+});
