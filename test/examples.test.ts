@@ -33,6 +33,22 @@ test("examples/openai-agents.ts: an Agent edits through strict function tools an
   expect(readFileSync(join(dir, "CHANGELOG.md"), "utf8")).toBe("# Changelog\n\n- retries is now 5\n");
 });
 
+test("examples/acp-ai-sdk.ts: the ACP agent, driven by an AI SDK mock model through createAiSdkModel, greps, reads and edits after asking", () => {
+  expect(run("acp-ai-sdk.ts")).toBe(
+    [
+      '[tool] grep "retries" (*.ts)',
+      "[tool] read in src/app.ts",
+      "[tool] edit in src/app.ts",
+      "[asked] edit in src/app.ts",
+      "[agent] retries is now 5 ",
+      "[agent] in src/app.ts.",
+      "[stop] end_turn",
+      "",
+    ].join("\n"),
+  );
+  expect(readFileSync(join(dir, "src/app.ts"), "utf8")).toBe("export const retries = 5;\n");
+});
+
 test("the examples (and other code written as a user writes it) type-check against the built package", () => {
   const tsc = join(root, "node_modules/typescript/bin/tsc");
   expect(() => execFileSync(process.execPath, [tsc, "-p", "test/consumers.tsconfig.json"], { cwd: root, stdio: "pipe" })).not.toThrow();

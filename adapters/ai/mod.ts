@@ -2,7 +2,8 @@
  * The toolkit as an AI SDK (`ai` 7) ToolSet, for `generateText`, `streamText` and `ToolLoopAgent`. Each tool
  * keeps the toolkit's description and JSON Schema; the toolkit judges the arguments; the abort signal reaches
  * the running call; the model reads the text, and the tool result keeps `meta` (paths, matches, diff) and the
- * error code for UIs. `ai` is an optional peer dependency, loaded only by this entry point.
+ * error code for UIs. Also the other way round: `createAiSdkModel` makes any AI SDK language model the ACP
+ * agent's model. `ai` is an optional peer dependency, loaded only by this entry point.
  *
  * @module
  */
@@ -40,3 +41,6 @@ export function createAiToolSet(toolkit: Toolkit, options?: AiToolSetOptions): T
   }
   return tools;
 }
+
+export { createAiSdkModel } from "./acp-model.ts";
+export type { AiSdkModelOptions } from "./acp-model.ts";

@@ -149,34 +149,39 @@ function randomSuffix(): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(3)), (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-// Text is encoded in chunks of about this many UTF-16 units; the writer asks its producer to wait while more
-// than HIGH_WATER encoded bytes wait for the store, until they are down to half.
+// Text is encoded in chunks of about this many UTF-16 units; the writer asks its producer to wait while
+// HIGH_WATER encoded bytes or more wait for the store.
 const CHUNK_UNITS = 64 * 1024;
 const HIGH_WATER = 1024 * 1024;
 
-/** Feeds a publication that consumes an async iterable of chunks, with backpressure. */
+/**
+ * Feeds a publication through an identity TransformStream: the producer writes its writable side, whose
+ * byte-length queuing strategy gives the backpressure (`desiredSize`, `ready`); the publication reads the
+ * readable side as its chunks.
+ */
 class StreamingWriter implements SpillWriter {
   #pending: string[] = [];
   #pendingUnits = 0;
-  #queue: Uint8Array[] = [];
-  #queued = 0;
   #encoded = 0;
   #closed = false;
-  #aborted = false;
   #failed = false;
-  #wake: (() => void) | undefined;
-  #drained: { promise: Promise<void>; resolve: () => void } | undefined;
+  readonly #writer: WritableStreamDefaultWriter<Uint8Array>;
   readonly #result: Promise<SpillReceipt>;
 
   constructor(publish: (chunks: AsyncIterable<Uint8Array>) => Promise<SpillReceipt>) {
-    this.#result = publish(this.#chunks());
+    const pipe = new TransformStream<Uint8Array, Uint8Array>(
+      undefined,
+      new ByteLengthQueuingStrategy({ highWaterMark: HIGH_WATER }),
+      new ByteLengthQueuingStrategy({ highWaterMark: 0 }),
+    );
+    this.#writer = pipe.writable.getWriter();
+    this.#result = publish(chunks(pipe.readable));
     this.#result.catch(() => {
       this.#failed = true;
-      this.#queue = [];
-      this.#queued = 0;
       this.#pending = [];
       this.#pendingUnits = 0;
-      this.#release();
+      // Drops what is queued and settles a producer waiting on `ready`.
+      this.#writer.abort(new Error("the spill could not be saved")).catch(() => undefined);
     });
   }
 
@@ -192,20 +197,16 @@ class StreamingWriter implements SpillWriter {
   }
 
   ready(): Promise<void> | undefined {
-    if (this.#failed || this.#queued <= HIGH_WATER) return undefined;
-    if (!this.#drained) {
-      let resolve!: () => void;
-      const promise = new Promise<void>((r) => (resolve = r));
-      this.#drained = { promise, resolve };
-    }
-    return this.#drained.promise;
+    if (this.#failed || (this.#writer.desiredSize ?? 1) > 0) return undefined;
+    // Rejects once the stream is errored (the store failed or the spill was abandoned): the producer goes on.
+    return this.#writer.ready.catch(() => undefined);
   }
 
   async finish(): Promise<SpillReceipt> {
     if (!this.#closed) {
       this.#flush();
       this.#closed = true;
-      this.#wake?.();
+      this.#writer.close().catch(() => undefined);
     }
     return this.#result;
   }
@@ -213,10 +214,10 @@ class StreamingWriter implements SpillWriter {
   async abort(): Promise<void> {
     if (!this.#closed) {
       this.#closed = true;
-      this.#aborted = true;
-      this.#queue = [];
-      this.#queued = 0;
-      this.#wake?.();
+      this.#pending = [];
+      this.#pendingUnits = 0;
+      // Errors the readable side too: the publication fails and nothing is published.
+      this.#writer.abort(new Error("the spill was abandoned")).catch(() => undefined);
     }
     await this.#result.catch(() => undefined);
   }
@@ -227,31 +228,28 @@ class StreamingWriter implements SpillWriter {
     this.#pending = [];
     this.#pendingUnits = 0;
     this.#encoded += bytes.length;
-    this.#queue.push(bytes);
-    this.#queued += bytes.length;
-    this.#wake?.();
+    // Queued whatever the backpressure; `ready` is how the producer is held back.
+    this.#writer.write(bytes).catch(() => undefined);
   }
+}
 
-  #release(): void {
-    const drained = this.#drained;
-    this.#drained = undefined;
-    drained?.resolve();
-  }
-
-  async *#chunks(): AsyncGenerator<Uint8Array, void, undefined> {
+// The readable side as an async iterable (Node 20's ReadableStream iterates, but not every runtime's types
+// say so); stopping early cancels the stream.
+async function* chunks(readable: ReadableStream<Uint8Array>): AsyncGenerator<Uint8Array, void, undefined> {
+  const reader = readable.getReader();
+  let done = false;
+  try {
     for (;;) {
-      if (this.#aborted) throw new Error("the spill was abandoned");
-      const chunk = this.#queue.shift();
-      if (chunk) {
-        this.#queued -= chunk.length;
-        if (this.#queued <= HIGH_WATER / 2) this.#release();
-        yield chunk;
-        continue;
+      const next = await reader.read();
+      if (next.done) {
+        done = true;
+        return;
       }
-      if (this.#closed) return;
-      await new Promise<void>((resolve) => (this.#wake = resolve));
-      this.#wake = undefined;
+      yield next.value;
     }
+  } finally {
+    if (!done) await reader.cancel().catch(() => undefined);
+    reader.releaseLock();
   }
 }
 
