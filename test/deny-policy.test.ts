@@ -36,8 +36,8 @@ describe("pinned directories", () => {
       { writeAnywhere: false, writable: ["/ws"], readOnly: ["/ws/a/.git"], pinned: ["/ws/a/b", "/ws/a"], masks: [{ path: "/ws/a/b/s", directory: false }], network: false },
       { command: "true" },
     );
-    expect(args.slice(0, 22).join(" ")).toBe(
-      "--ro-bind / / --dev /dev --proc /proc --bind /ws /ws --bind /ws/a /ws/a --bind /ws/a/b /ws/a/b --ro-bind /ws/a/.git /ws/a/.git --ro-bind /dev/null /ws/a/b/s",
+    expect(args.slice(0, 24).join(" ")).toBe(
+      "--ro-bind / / --dev /dev --proc /proc --remount-ro /proc --bind /ws /ws --bind /ws/a /ws/a --bind /ws/a/b /ws/a/b --ro-bind /ws/a/.git /ws/a/.git --ro-bind /dev/null /ws/a/b/s",
     );
   });
 });

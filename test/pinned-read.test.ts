@@ -165,6 +165,25 @@ describe.skipIf(!createNodeDriver().capabilities.pinnedPublication)("pinned read
     await expect(fs.listDir(dir)).rejects.toMatchObject({ code: "FS_STALE_VERSION" });
   });
 
+  test("a file other writers keep replacing is read once the replacements pause, not refused as a moved folder", async () => {
+    // Each publication renames a whole new file over the name, between the open and the check of the entry:
+    // the first five attempts each see another file there.
+    let replacements = 0;
+    const replace = async () => {
+      if (replacements >= 5) return;
+      replacements++;
+      await fsp.writeFile(join(root, "d/.next"), `version ${replacements}`);
+      await fsp.rename(join(root, "d/.next"), join(root, "d/f.txt"));
+    };
+    for (const make of [(d: FsDriver) => d, withoutOpenFile]) {
+      replacements = 0;
+      await fsp.writeFile(join(root, "d/f.txt"), "version 0");
+      const fs = createFileSystem(hooked(make(createNodeDriver()), { lstat: replace }), { cwd: root });
+      expect(await read(fs)).toBe("version 5");
+      expect(replacements).toBe(5);
+    }
+  });
+
   test("a symlink inside the workspace to a file elsewhere reads that file: the canonical key is the target", async () => {
     await fsp.symlink(join(outside, "f.txt"), join(root, "link.txt"));
     const fs = createFileSystem(createNodeDriver(), { cwd: root });

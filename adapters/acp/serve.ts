@@ -1,6 +1,6 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { type AcpAgentOptions, createAcpAgent } from "./agent.ts";
-import { answerOversized, LineLimiter, limitLines, type OversizedLine } from "../../core/text/framing.ts";
+import { answerOversized, LineLimiter, limitLines, type OversizedLine } from "../../core/mod.ts";
 
 export interface ServeOptions extends AcpAgentOptions {
   /** Newline-delimited JSON-RPC from the client (the agent's stdin). */

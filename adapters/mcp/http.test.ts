@@ -215,7 +215,9 @@ describe("Streamable HTTP", () => {
         expect(code(await call("declined.txt", retry))).toBe("TOOL_ESCALATION_REJECTED");
         expect(existsSync(join(outside, "declined.txt"))).toBe(false);
         expect(asked).toHaveLength(2);
-        expect(asked[0]).toContain(`full access to write ${join(outside, "allowed.txt")}, once`);
+        // The request names the real destination, that it holds for this call only, and why it was refused.
+        expect(asked[0]).toContain(`full access to write ${join(outside, "allowed.txt")}, for this call only.`);
+        expect(asked[0]).toContain("outside the writable roots");
       } finally {
         await c.close();
       }

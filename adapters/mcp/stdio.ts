@@ -5,7 +5,7 @@
 import { Readable, type Writable } from "node:stream";
 import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from "@modelcontextprotocol/server";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
-import { answerOversized, LineLimiter, limitLines, type OversizedLine } from "../../core/text/framing.ts";
+import { answerOversized, LineLimiter, limitLines, type OversizedLine } from "../../core/mod.ts";
 import type { ToolfsMcpSession } from "./server.ts";
 
 /** The longest message (one line, in bytes) the stdio server reads by default: the SDK's 10 MiB. */

@@ -200,7 +200,7 @@ export const raceGroup: ConformanceGroup = {
         const writers = await Promise.all(["one", "two"].map((tag) => races!.spawn!({ kind: "append", path: "shared.txt", tag, rounds: ROUNDS })));
         await Promise.all(writers.map((w) => w.waitFor("ready")));
         for (const w of writers) w.go();
-        const [one, two] = (await Promise.all(writers.map((w) => w.result()))).map((line) => JSON.parse(line) as number[]);
+        const [one, two] = (await Promise.all(writers.map((w) => w.result()))).map((line, i) => appended(line, i === 0 ? "one" : "two"));
         const content = text(await probe.readFile("shared.txt"));
         assertEquals([...missing(content, "one", one!), ...missing(content, "two", two!)], [], "edits reported applied and missing");
         assertEquals(content.split("\n").length - 2, one!.length + two!.length, "lines appended");
@@ -291,4 +291,15 @@ async function toolsRace({ provider, probe, races }: Subject, search: SearchBack
   );
   assertEquals(await tree(probe, target), [`${target}/f.txt`, `${target}/${OUTSIDE_ONLY}`].sort(), "entries in the outside folder");
   assertBytes(await probe.readFile(`${target}/f.txt`), `${SECRET}\n`, "the outside file");
+}
+
+// A writer's last line is the JSON list of the rounds it appended; anything else means it failed on the way.
+function appended(line: string, tag: string): number[] {
+  try {
+    const rounds: unknown = JSON.parse(line);
+    if (Array.isArray(rounds)) return rounds as number[];
+  } catch {
+    // reported below
+  }
+  throw new Error(`writer ${tag} ended without its result; its last line was ${JSON.stringify(line)} (its error is in the output above)`);
 }

@@ -10,6 +10,9 @@ const DEFAULT_CHUNK = 64 * 1024;
 const LIST_BATCH = 64;
 // Opening a file meets a folder swapped on its path at most this many times before the read is refused.
 const READ_ATTEMPTS = 3;
+// A file other writers keep replacing (each publication renames a new file over the name) is not an attack,
+// only busy: it gets far more attempts before the read gives up.
+const REPLACED_ATTEMPTS = 100;
 
 export async function readBytes(
   ctx: DriverContext,
@@ -165,30 +168,34 @@ async function entry(ctx: DriverContext, parent: FsTarget, name: string, stat: F
 // bytes from anywhere else are never returned (docs/notes/0009, "Reads").
 async function openFile(ctx: DriverContext, target: FsTarget, signal: AbortSignal | undefined): Promise<{ handle: FsDriverHandle; stat: FsDriverStat }> {
   const path = target.displayPath;
-  for (let attempt = 1; ; attempt++) {
+  let moved = 0;
+  let replaced = 0;
+  for (;;) {
     throwIfAborted(signal, path);
     const opened = await openAt(ctx, target);
-    if (opened) {
-      const { handle, stat } = opened;
-      try {
-        if (stat.type !== "file") throw notRegular(path, stat.type, "read");
-        throwIfAborted(signal, path);
-      } catch (error) {
-        await handle.close().catch(() => undefined);
-        throw error;
+    if (opened === "moved" || opened === "replaced") {
+      if (opened === "moved" ? ++moved === READ_ATTEMPTS : ++replaced === REPLACED_ATTEMPTS) {
+        const why = opened === "moved" ? "a folder on its path was moved or replaced while it was being opened" : `it was replaced ${REPLACED_ATTEMPTS} times while it was being opened`;
+        throw new FsError("FS_STALE_VERSION", `Cannot read "${path}": ${why}; read it again`, { details: { path } });
       }
-      return opened;
+      continue;
     }
-    if (attempt === READ_ATTEMPTS) {
-      throw new FsError("FS_STALE_VERSION", `Cannot read "${path}": a folder on its path was moved or replaced while it was being opened; read it again`, {
-        details: { path },
-      });
+    const { handle, stat } = opened;
+    try {
+      if (stat.type !== "file") throw notRegular(path, stat.type, "read");
+      throwIfAborted(signal, path);
+    } catch (error) {
+      await handle.close().catch(() => undefined);
+      throw error;
     }
+    return opened;
   }
 }
 
-// One attempt: the opened file and its metadata, or `undefined` when the path changed under it.
-async function openAt(ctx: DriverContext, target: FsTarget): Promise<{ handle: FsDriverHandle; stat: FsDriverStat } | undefined> {
+// One attempt: the opened file and its metadata, or why the path changed under it. "moved": the parent was
+// not where the key says, or the name held something else (a symlink). "replaced": the parent stayed and the
+// name now holds another regular file, as after another writer's publication.
+async function openAt(ctx: DriverContext, target: FsTarget): Promise<{ handle: FsDriverHandle; stat: FsDriverStat } | "moved" | "replaced"> {
   const path = target.displayPath;
   const key: string = target.key;
   const call = <T>(work: () => Promise<T>): Promise<T> => ctx.call("read", path, work);
@@ -197,24 +204,28 @@ async function openAt(ctx: DriverContext, target: FsTarget): Promise<{ handle: F
   const name = baseName(key);
   const dir = await call(() => ctx.driver.openDirectory(parent));
   try {
-    if ((await call(() => dir.currentPath())) !== parent) return undefined;
+    if ((await call(() => dir.currentPath())) !== parent) return "moved";
     const handle = dir.openFile ? await call(() => dir.openFile!(name)) : await call(() => ctx.driver.open(key));
     if (!handle) {
       const there = await call(() => dir.lstat(name));
-      if (there) return undefined; // a symlink, or an entry that appeared since
+      if (there) return "moved"; // a symlink, or an entry that appeared since
       throw new FsError("FS_NOT_FOUND", `Cannot read "${path}": no such file or directory`, { details: { path } });
     }
+    let verdict: "moved" | "replaced";
     try {
       const stat = await call(() => handle.stat());
-      if ((await call(() => dir.currentPath())) === parent && (await call(() => dir.lstat(name)))?.id === stat.id) {
-        return { handle, stat };
+      if ((await call(() => dir.currentPath())) !== parent) verdict = "moved";
+      else {
+        const now = await call(() => dir.lstat(name));
+        if (now?.id === stat.id) return { handle, stat };
+        verdict = now?.type === "file" && stat.type === "file" ? "replaced" : "moved";
       }
     } catch (error) {
       await handle.close().catch(() => undefined);
       throw error;
     }
     await handle.close().catch(() => undefined);
-    return undefined;
+    return verdict;
   } finally {
     await dir.close().catch(() => undefined);
   }

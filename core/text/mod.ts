@@ -16,3 +16,5 @@ export { applyEdit, encodeEdit } from "./edit.ts";
 export type { EditRequest, EditResult, EditSpan } from "./edit.ts";
 export { editDiff, unifiedDiff } from "./diff.ts";
 export type { DiffOptions, DiffSummary } from "./diff.ts";
+export { answerOversized, LineLimiter, limitLines } from "./framing.ts";
+export type { OversizedLine } from "./framing.ts";
