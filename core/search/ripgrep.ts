@@ -5,13 +5,13 @@
 import { HeadTailCollector } from "../process/collectors.ts";
 import { isProcessError } from "../process/errors.ts";
 import type { ProcessRunner } from "../process/types.ts";
-import type { FilesRequest, GrepEvent, GrepRequest, ResultSink, SearchBackend, SearchScope, StreamOutcome } from "./backend.ts";
+import type { FilesRequest, GrepEvent, GrepRequest, ResultSink, SearchScope, StreamOutcome, WholeSearchBackend } from "./backend.ts";
 import { isSearchError, SearchError } from "./errors.ts";
 import { SEARCH_MAX_OUTPUT_BYTES } from "./limits.ts";
 import { dashRestorer, ripgrepFilesArgs, ripgrepGrepArgs, ripgrepLaunch } from "./ripgrep-args.ts";
 import { aborted, answerProblems, classifyEnding, NOTHING_SEARCHED, problemLines, UNREACHABLE_ROOT } from "./ripgrep-exit.ts";
 import { GrepJsonParser, LineSink } from "./ripgrep-output.ts";
-import { collectMatches, collectPaths } from "./stream.ts";
+import { withWholeResults } from "./stream.ts";
 
 export { ripgrepFilesArgs, ripgrepGrepArgs } from "./ripgrep-args.ts";
 export { GrepJsonParser, parseFilesOutput, parseGrepJson } from "./ripgrep-output.ts";
@@ -49,7 +49,7 @@ export const RIPGREP_STDERR_MAX_BYTES = 65_536;
 export const RIPGREP_MEMORY_LIMIT_BYTES: number = 512 * 1024 * 1024;
 
 /** A SearchBackend that runs ripgrep. */
-export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBackend {
+export function createRipgrepBackend(options: RipgrepBackendOptions): WholeSearchBackend {
   const defaults = {
     timeoutMs: positive("timeoutMs", options.timeoutMs) ?? RIPGREP_TIMEOUT_MS,
     maxOutputBytes: positive("maxOutputBytes", options.maxOutputBytes) ?? RIPGREP_MAX_OUTPUT_BYTES,
@@ -61,13 +61,11 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
   const { ripgrep } = options;
   const locate = () => (located ??= Promise.resolve().then(() => (typeof ripgrep === "string" ? ripgrep : ripgrep())));
 
-  // `whole`: the caller holds the entire output, so the default output budget applies.
   async function run(
     request: SearchScope,
     args: readonly string[],
     onLine: (line: string) => "stop" | void,
     ready: (() => Promise<void> | undefined) | undefined,
-    whole: boolean,
   ): Promise<RawRun> {
     if (request.signal?.aborted) throw aborted(undefined);
     let binary: string;
@@ -83,7 +81,7 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
       );
     }
     const timeoutMs = positive("timeoutMs", request.timeoutMs) ?? defaults.timeoutMs;
-    const maxOutputBytes = positive("maxOutputBytes", request.maxOutputBytes) ?? (whole ? defaults.maxOutputBytes : Number.POSITIVE_INFINITY);
+    const maxOutputBytes = positive("maxOutputBytes", request.maxOutputBytes) ?? (request.whole ? defaults.maxOutputBytes : Number.POSITIVE_INFINITY);
     // Lines are handled as they arrive, so parsing overlaps ripgrep's own work instead of following it.
     const stdout = new LineSink(maxOutputBytes, onLine, ready);
     const half = Math.floor(defaults.stderrMaxBytes / 2);
@@ -129,7 +127,7 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
     return { exitCode: verdict.exitCode, stderr: stderrText, stderrOmitted: stderr.omittedBytes, stopped: stdout.stopped };
   }
 
-  async function streamFiles(request: FilesRequest, sink: ResultSink<string>, whole: boolean): Promise<StreamOutcome> {
+  async function streamFiles(request: FilesRequest, sink: ResultSink<string>): Promise<StreamOutcome> {
     const args = ripgrepFilesArgs(request);
     const restore = dashRestorer(request);
     let printed = false;
@@ -137,12 +135,12 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
       printed = true;
       return sink.push(restore(line));
     };
-    const raw = await run(request, args, onLine, sink.ready?.bind(sink), whole);
+    const raw = await run(request, args, onLine, sink.ready?.bind(sink));
     if (raw.unreachableRoot) return { problems: [UNREACHABLE_ROOT], stopped: false };
     return raw.stopped ? { problems: problemLines(raw), stopped: true } : { problems: answerProblems(raw, printed), stopped: false };
   }
 
-  async function streamGrep(request: GrepRequest, sink: ResultSink<GrepEvent>, whole: boolean): Promise<StreamOutcome> {
+  async function streamGrep(request: GrepRequest, sink: ResultSink<GrepEvent>): Promise<StreamOutcome> {
     const args = ripgrepGrepArgs(request);
     const restore = dashRestorer(request);
     let matched = false;
@@ -151,7 +149,7 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
       const path = restore(event.path);
       return sink.push(path === event.path ? event : { ...event, path });
     });
-    const raw = await run(request, args, (line) => parser.line(line), sink.ready?.bind(sink), whole);
+    const raw = await run(request, args, (line) => parser.line(line), sink.ready?.bind(sink));
     if (raw.unreachableRoot) return { problems: [UNREACHABLE_ROOT], stopped: false };
     if (raw.stopped) return { problems: problemLines(raw), stopped: true };
     const { searches } = parser.finish();
@@ -161,14 +159,14 @@ export function createRipgrepBackend(options: RipgrepBackendOptions): SearchBack
     return nothing ? { problems, stopped: false, nothingSearched: true } : { problems, stopped: false };
   }
 
-  return {
+  // Which ripgrep ran: the outcome says so, as the footer of a slow search may need to.
+  const by = (request: SearchScope) => (request.confine ? "ripgrep in bubblewrap" : "ripgrep");
+  return withWholeResults({
     name: "ripgrep",
     readableGuard: "confinable",
-    files: (request) => collectPaths((sink) => streamFiles(request, sink, true)),
-    grep: (request) => collectMatches((sink) => streamGrep(request, sink, true)),
-    streamFiles: (request, sink) => streamFiles(request, sink, false),
-    streamGrep: (request, sink) => streamGrep(request, sink, false),
-  };
+    streamFiles: async (request, sink) => ({ ...(await streamFiles(request, sink)), searchedBy: by(request) }),
+    streamGrep: async (request, sink) => ({ ...(await streamGrep(request, sink)), searchedBy: by(request) }),
+  });
 }
 
 interface RawRun {
