@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { rgPath } from "@vscode/ripgrep";
 import { createMemoryProvider, createMemoryVolume } from "../adapters/memory/mod.ts";
-import { createEngineBackend, type SearchBackend } from "../core/mod.ts";
+import { createEngineBackend, type WholeSearchBackend } from "../core/mod.ts";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
 const scratch = mkdtempSync(join(tmpdir(), "toolfs-bench-"));
@@ -35,7 +35,7 @@ function prng(seed: number): () => number {
 
 interface Tree {
   readonly root: string;
-  readonly backend: SearchBackend;
+  readonly backend: WholeSearchBackend;
 }
 
 function build(name: string, files: Iterable<[string, Uint8Array, number]>): Tree {

@@ -48,9 +48,7 @@ function count(backend: SearchBackend, tick: () => void): SearchBackend {
       return backend.name;
     },
     ...(backend.readableGuard ? { readableGuard: backend.readableGuard } : {}),
-    files: (request) => (tick(), backend.files(request)),
-    grep: (request) => (tick(), backend.grep(request)),
-    streamFiles: (request, sink) => (tick(), backend.streamFiles!(request, sink)),
-    streamGrep: (request, sink) => (tick(), backend.streamGrep!(request, sink)),
+    streamFiles: (request, sink) => (tick(), backend.streamFiles(request, sink)),
+    streamGrep: (request, sink) => (tick(), backend.streamGrep(request, sink)),
   };
 }

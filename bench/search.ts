@@ -229,8 +229,7 @@ try {
   // A million paths streamed into glob as ripgrep would print them, the spill on disk.
   const million: SearchBackend = {
     name: "a million paths",
-    files: () => Promise.reject(new Error("streamed only")),
-    grep: () => Promise.reject(new Error("streamed only")),
+    streamGrep: () => Promise.reject(new Error("streamed only")),
     async streamFiles(_request, sink) {
       for (let i = 0; i < 1_000_000; i++) {
         if (sink.push(`g${i % 125_000}/f${i}`) === "stop") return { problems: [], stopped: true };

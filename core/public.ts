@@ -98,8 +98,37 @@ export { decodeText, encodeUtf8 } from "./text/mod.ts";
 export type { DecodedText, DecodeOptions, NotTextReason } from "./text/mod.ts";
 
 // Search.
-export { createEngineBackend, createOverlaySearchBackend, createRipgrepBackend, isSearchError, SEARCH_ERROR_CODES, SearchError, withFallback } from "./search/mod.ts";
-export type { FilesRequest, FilesResult, GlobArg, GrepFile, GrepLine, GrepRequest, GrepResult, GrepSubmatch, RipgrepBackendOptions, SearchBackend, SearchErrorCode } from "./search/mod.ts";
+export {
+  createEngineBackend,
+  createOverlaySearchBackend,
+  createRipgrepBackend,
+  fromWholeResults,
+  isSearchError,
+  SEARCH_ERROR_CODES,
+  searchFiles,
+  SearchError,
+  searchGrep,
+  withFallback,
+} from "./search/mod.ts";
+export type {
+  FilesRequest,
+  FilesResult,
+  GlobArg,
+  GrepEvent,
+  GrepFile,
+  GrepLine,
+  GrepRequest,
+  GrepResult,
+  GrepSubmatch,
+  ResultSink,
+  RipgrepBackendOptions,
+  SearchBackend,
+  SearchErrorCode,
+  SearchFallback,
+  StreamOutcome,
+  WholeResultBackend,
+  WholeSearchBackend,
+} from "./search/mod.ts";
 
 // Spill stores.
 export { createFsSpillStore, createMemorySpillStore, spillDirectoryIn } from "./spill/mod.ts";

@@ -2,7 +2,7 @@
 // processes are test/bash-cases.ts.
 import { describe, expect, test } from "vitest";
 import { createMemoryProvider } from "../adapters/memory/mod.ts";
-import { bashOffer, createToolkit, type ProcessRunner, type ProcessSpec } from "../core/mod.ts";
+import { bashOffer, createToolkit, fromWholeResults, type ProcessRunner, type ProcessSpec } from "../core/mod.ts";
 
 function scripted(output = "", exitCode = 0) {
   const specs: ProcessSpec[] = [];
@@ -147,7 +147,7 @@ describe("bash", () => {
   });
 
   test("glob's guidance points at ls only when bash is there", () => {
-    const search = { name: "none", files: async () => ({ paths: [], problems: [] }), grep: async () => ({ files: [], problems: [] }) };
+    const search = fromWholeResults({ name: "none", files: async () => ({ paths: [], problems: [] }), grep: async () => ({ files: [], problems: [] }) });
     expect(createToolkit({ fs: fs(), search, tools: ["glob"] }).guidance).not.toContain("bash");
     expect(createToolkit({ fs: fs(), search, runner: scripted().runner, tools: ["glob", "bash"] }).guidance).toContain("use ls in bash");
   });

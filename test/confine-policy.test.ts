@@ -14,7 +14,9 @@ import {
   type ProcessSpec,
   resolveSandbox,
   sandboxPolicy,
+  fromWholeResults,
   type SearchBackend,
+  type WholeResults,
   searchBubblewrapArgs,
   type SearchScope,
   shellView,
@@ -188,7 +190,7 @@ describe("guardSearch", () => {
     const fs = createMemoryProvider({ files: { "/ws/a.txt": "x", "/ws/.env": "SECRET=1" }, cwd: "/ws" });
     const rules = await resolveSandbox(fs, sandboxPolicy({ mode: "workspace-write", workspace: "/ws", deny: [".env"] }));
     const pushed: string[] = [];
-    const inner: SearchBackend = {
+    const inner: SearchBackend & WholeResults = {
       name: "counting",
       readableGuard: "pinned",
       files: () => Promise.reject(new Error("the guard must not ask for the whole result")),
@@ -197,6 +199,7 @@ describe("guardSearch", () => {
         for (const path of ["a.txt", ".env", "b.txt"]) sink.push(path);
         return { problems: ["rg: .env: permission denied", "rg: c.txt: permission denied"], stopped: false };
       },
+      streamGrep: () => Promise.reject(new Error("unused")),
     };
     const guarded = guardSearch(inner, fs, rules);
     expect(guarded.streamFiles).toBeDefined();
@@ -212,12 +215,12 @@ describe("where a search under restricting rules runs", () => {
   // A backend that answers one fixed path and records the requests it got.
   const recording = (guard: SearchBackend["readableGuard"]) => {
     const requests: SearchScope[] = [];
-    const backend: SearchBackend = {
+    const backend: SearchBackend = fromWholeResults({
       name: "recording",
       ...(guard ? { readableGuard: guard } : {}),
       files: async (request) => (requests.push(request), { paths: ["from-backend.txt"], problems: [] }),
       grep: () => Promise.reject(new Error("unused")),
-    };
+    });
     return { backend, requests };
   };
   const setup = async (files: Record<string, string>, options: { readonly deny?: readonly string[]; readonly readScope?: "workspace" }) => {

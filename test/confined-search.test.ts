@@ -35,10 +35,8 @@ function counted(backend: SearchBackend): { backend: SearchBackend; count: () =>
     backend: {
       name: backend.name,
       ...(backend.readableGuard ? { readableGuard: backend.readableGuard } : {}),
-      files: (request) => (n++, backend.files(request)),
-      grep: (request) => (n++, backend.grep(request)),
-      streamFiles: (request, sink) => (n++, backend.streamFiles!(request, sink)),
-      streamGrep: (request, sink) => (n++, backend.streamGrep!(request, sink)),
+      streamFiles: (request, sink) => (n++, backend.streamFiles(request, sink)),
+      streamGrep: (request, sink) => (n++, backend.streamGrep(request, sink)),
     },
     count: () => n,
   };
@@ -65,6 +63,13 @@ run("confined ripgrep gives what ripgrep gives outside the confinement, with not
     expect(got.content, `${tool} ${JSON.stringify(args)}`).toBe(expected.content);
     expect(search.count(), "the search ran on ripgrep").toBe(before + 1);
   }
+});
+
+run("a confined search says it ran ripgrep in bubblewrap; one the guard gives the engine says so", async () => {
+  const fs = createNodeProvider({ cwd: ws });
+  const rules = await resolveSandbox(fs, sandboxPolicy({ mode: "full-access", workspace: ws, readScope: "workspace" }));
+  expect((await guardSearch(createNodeSearchBackend(), fs, rules, confinement).files({ cwd: ws })).searchedBy).toBe("ripgrep in bubblewrap");
+  expect((await guardSearch(createNodeSearchBackend(), fs, rules, undefined).grep({ cwd: ws, pattern: "needle" })).searchedBy).toBe("engine");
 });
 
 run("an aborted confined search leaves no process behind", async () => {

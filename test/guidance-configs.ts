@@ -7,6 +7,7 @@ import {
   createToolkit,
   type ProcessRunner,
   type SandboxMode,
+  fromWholeResults,
   type SearchBackend,
   type Toolkit,
   type ToolkitOptions,
@@ -38,11 +39,11 @@ export interface GuidanceConfig {
 export const WORKSPACE = "/ws";
 export const GAP = "Deno is not permitted to run kill, ps; grant --allow-run=kill,ps as well";
 
-const search: SearchBackend = {
+const search: SearchBackend = fromWholeResults({
   name: "stub",
   files: async () => ({ paths: [], problems: [] }),
   grep: async () => ({ files: [], problems: [] }),
-};
+});
 
 function runner(kind: RunnerKind): ProcessRunner | undefined {
   if (kind === "none") return undefined;

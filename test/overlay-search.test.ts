@@ -1,16 +1,16 @@
 import { expect, test } from "vitest";
 import { createMemoryProvider } from "../adapters/memory/mod.ts";
 import { createOverlayProvider } from "../core/fs/mod.ts";
-import type { FilesRequest, GrepEvent, GrepRequest, ResultSink, SearchBackend, StreamOutcome } from "../core/search/backend.ts";
+import type { FilesRequest, GrepEvent, GrepRequest, ResultSink, SearchBackend, StreamOutcome, WholeResults, WholeSearchBackend } from "../core/search/backend.ts";
 import { createEngineBackend } from "../core/search/engine/mod.ts";
 import { createOverlaySearchBackend } from "../core/search/overlay.ts";
 import { guardSearch, resolveSandbox, sandboxPolicy } from "../core/mod.ts";
 
 // A base backend that can only stream, as a million-path ripgrep result must be taken: asking it for a whole
 // result fails, and it records how many items it handed out before the consumer said stop.
-function streamingOnly(inner: SearchBackend) {
+function streamingOnly(inner: WholeSearchBackend) {
   const seen = { paths: 0, events: 0, stopped: false };
-  const backend: SearchBackend = {
+  const backend: SearchBackend & WholeResults = {
     name: "stream-only",
     files: () => Promise.reject(new Error("a whole result was asked of the base")),
     grep: () => Promise.reject(new Error("a whole result was asked of the base")),

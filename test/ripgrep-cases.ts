@@ -2,7 +2,7 @@
 // for Deno. Trees are seeded through the conformance probe; FIFOs and the check that no ripgrep survives go
 // through bash, run by the runner under test, so this file stays runtime-neutral.
 import { assert, assertEquals, type Subject } from "../conformance/mod.ts";
-import { BoundedCollector, createEngineBackend, isSearchError, type ProcessRunner, type SearchBackend, type SearchErrorCode } from "../core/mod.ts";
+import { BoundedCollector, createEngineBackend, isSearchError, type ProcessRunner, type SearchErrorCode, type WholeSearchBackend, withWholeResults } from "../core/mod.ts";
 
 type Register = (name: string, fn: () => Promise<void>) => void;
 
@@ -10,7 +10,7 @@ export interface RipgrepCaseOptions {
   /** A fresh subject whose `search` runs ripgrep in `probe.root`. */
   readonly createSubject: () => Promise<Subject>;
   /** A backend whose ripgrep cannot be found or started. */
-  readonly missingRipgrep: () => SearchBackend;
+  readonly missingRipgrep: () => WholeSearchBackend;
   readonly runner: ProcessRunner;
 }
 
@@ -41,12 +41,12 @@ const unique = () => `toolfs${Math.random().toString(36).slice(2, 10)}`;
 
 export function registerRipgrepCases(test: Register, prefix: string, options: RipgrepCaseOptions): void {
   const name = (text: string) => `${prefix} ripgrep backend: ${text}`;
-  const withSubject = (text: string, fn: (subject: Subject, search: SearchBackend) => Promise<void>) =>
+  const withSubject = (text: string, fn: (subject: Subject, search: WholeSearchBackend) => Promise<void>) =>
     test(name(text), async () => {
       const subject = await options.createSubject();
       try {
         assert(subject.search !== undefined, "the subject has a search backend");
-        await fn(subject, subject.search);
+        await fn(subject, withWholeResults(subject.search));
       } finally {
         await subject.dispose();
       }
@@ -120,7 +120,7 @@ export function registerRipgrepCases(test: Register, prefix: string, options: Ri
     );
     assertEquals(grep.problems, ["nope: No such file or directory (os error 2)"], "grep problems");
     const files = await search.files({ cwd: probe.root, paths: ["a.txt", "nope"] });
-    assertEquals(files, { paths: ["a.txt"], problems: ["nope: No such file or directory (os error 2)"] }, "files");
+    assertEquals(files, { paths: ["a.txt"], problems: ["nope: No such file or directory (os error 2)"], searchedBy: "ripgrep" }, "files");
     await code(search.grep({ cwd: probe.root, pattern: "alpha", paths: ["nope"] }), "SEARCH_FAILED", "only a missing path");
   });
 

@@ -138,7 +138,7 @@ describe("errors", () => {
 describe("path arguments", () => {
   test("a missing path is a problem; the other paths are still searched", async () => {
     const result = await engine({ "a.txt": "x\n" }).files({ cwd: "/w", paths: ["nope", "a.txt"] });
-    expect(result).toEqual({ paths: ["a.txt"], problems: ["nope: No such file or directory (os error 2)"] });
+    expect(result).toEqual({ paths: ["a.txt"], problems: ["nope: No such file or directory (os error 2)"], searchedBy: "engine" });
     const alone = await engine({}).files({ cwd: "/w", paths: ["nope"] });
     expect(alone.problems).toEqual(["nope: IO error for operation on nope: No such file or directory (os error 2)"]);
   });

@@ -18,7 +18,7 @@ import { rgPath } from "@vscode/ripgrep";
 import { Volume } from "memfs";
 import { afterAll, describe, expect, test } from "vitest";
 import { createMemoryProvider } from "../adapters/memory/mod.ts";
-import { createEngineBackend, type GlobArg, type GrepResult, isSearchError, type SearchBackend } from "../core/mod.ts";
+import { createEngineBackend, type GlobArg, type GrepResult, isSearchError, type WholeSearchBackend } from "../core/mod.ts";
 import { type DifferentialCase, differentialCases, expectedGrepFiles, fixtureBytes } from "../fixtures/mod.ts";
 
 const SEED = Number(process.env.TOOLFS_PROPERTY_SEED ?? 20_240_601);
@@ -46,7 +46,7 @@ type Tree = Map<string, Uint8Array>;
 
 interface Materialized {
   readonly root: string;
-  readonly backend: SearchBackend;
+  readonly backend: WholeSearchBackend;
 }
 
 let counter = 0;

@@ -2,14 +2,15 @@
 // backends are held to ripgrep by the conformance suite; here the backend's answers are fixed.
 import { describe, expect, test } from "vitest";
 import { createMemoryProvider } from "../adapters/memory/mod.ts";
-import type { FilesRequest, GrepEvent, GrepFile, GrepRequest, ResultSink, SearchBackend, StreamOutcome } from "../core/search/backend.ts";
+import type { FilesRequest, GrepEvent, GrepFile, GrepRequest, ResultSink, SearchBackend, StreamOutcome, WholeResults } from "../core/search/backend.ts";
 import { SearchError } from "../core/search/errors.ts";
+import { fromWholeResults } from "../core/search/stream.ts";
 import { createMemorySpillStore, type SpillStore } from "../core/spill/mod.ts";
 import { createToolkit } from "../core/tools/toolkit.ts";
 
 function scripted(answer: { paths?: string[]; files?: GrepFile[]; problems?: string[]; error?: SearchError; nothingSearched?: true }) {
   const requests: (FilesRequest | GrepRequest)[] = [];
-  const backend: SearchBackend = {
+  const backend: SearchBackend = fromWholeResults({
     name: "scripted",
     async files(request) {
       requests.push(request);
@@ -21,7 +22,7 @@ function scripted(answer: { paths?: string[]; files?: GrepFile[]; problems?: str
       if (answer.error) throw answer.error;
       return { files: answer.files ?? [], problems: answer.problems ?? [], ...(answer.nothingSearched ? { nothingSearched: answer.nothingSearched } : {}) };
     },
-  };
+  });
   return { backend, requests };
 }
 
@@ -309,7 +310,7 @@ function streaming(options: { paths?: () => Iterable<string>; events?: () => Ite
     seen.peakHeld = Math.max(seen.peakHeld, held(sink));
     return { problems: [], stopped: false };
   };
-  const backend: SearchBackend = {
+  const backend: SearchBackend & WholeResults = {
     name: "streaming",
     files: () => Promise.reject(new Error("the whole result was asked for")),
     grep: () => Promise.reject(new Error("the whole result was asked for")),
@@ -459,5 +460,17 @@ describe("results of any size", () => {
         "first, is in spill:glob/1; ask the host for it; the tools cannot open it.)",
     );
     expect(spill.get("spill:glob/1")?.split("\n").length).toBe(5001);
+  });
+});
+
+describe("a backend written against the older seam", () => {
+  test("whole results only, not migrated: the tools still use it, replaying its results", async () => {
+    const legacy = {
+      name: "legacy",
+      files: async () => ({ paths: ["a.ts", "b.ts"], problems: [] }),
+      grep: async () => ({ files: [], problems: [] }),
+    } as unknown as SearchBackend;
+    const result = await kit(legacy).call("glob", { pattern: "*.ts" });
+    expect([result.isError, result.content]).toEqual([false, "a.ts\nb.ts"]);
   });
 });

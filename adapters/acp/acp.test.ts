@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { detectBubblewrap, type SearchBackend, SearchError } from "../../core/mod.ts";
+import { detectBubblewrap, fromWholeResults, type SearchBackend, SearchError } from "../../core/mod.ts";
 import {
   expectPinned,
   headerFiles,
@@ -195,7 +195,7 @@ describe("cancellation", () => {
     let aborted = false;
     let started: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
-    const search: SearchBackend = {
+    const search: SearchBackend = fromWholeResults({
       name: "waits for its signal",
       files: (request) =>
         new Promise((_, reject) => {
@@ -206,7 +206,7 @@ describe("cancellation", () => {
           started();
         }),
       grep: async () => ({ files: [], problems: [] }),
-    };
+    });
     const runtime = { ...nodeRuntime(), search };
     const s = await session(scripted({ turns: [{ toolCalls: [{ name: "glob", arguments: { pattern: "*" } }] }] }), { runtime });
     const prompt = s.prompt();

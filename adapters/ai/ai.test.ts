@@ -2,7 +2,7 @@
 import { generateText, isStepCount } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { describe, expect, test } from "vitest";
-import { createEngineBackend, createToolkit, type SearchBackend } from "../../core/mod.ts";
+import { createEngineBackend, createToolkit, fromWholeResults, type SearchBackend } from "../../core/mod.ts";
 import { createMemoryProvider } from "../memory/mod.ts";
 import { createAiToolSet } from "./mod.ts";
 
@@ -38,7 +38,7 @@ describe("createAiToolSet", () => {
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
     let aborted = false;
-    const blocking: SearchBackend = {
+    const blocking: SearchBackend = fromWholeResults({
       name: "blocking",
       files: (request) =>
         new Promise((_resolve, reject) => {
@@ -49,7 +49,7 @@ describe("createAiToolSet", () => {
           });
         }),
       grep: () => Promise.reject(new Error("unused")),
-    };
+    });
     const tools = createAiToolSet(kit(blocking));
     const controller = new AbortController();
     const call = tools.glob!.execute!({ pattern: "*" }, options(controller.signal));

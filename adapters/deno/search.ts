@@ -3,7 +3,7 @@ import {
   createRipgrepBackend,
   RIPGREP_MEMORY_LIMIT_BYTES,
   type RipgrepBackendOptions,
-  type SearchBackend,
+  type WholeSearchBackend,
   SearchError,
   withFallback,
 } from "../../core/mod.ts";
@@ -27,7 +27,7 @@ export interface DenoSearchBackendOptions extends Partial<RipgrepBackendOptions>
  * On Linux, when `--allow-run` also grants `sh`, ripgrep runs under a 512 MiB address-space limit set by the
  * shell (`memoryLimit`); without that grant it runs without one.
  */
-export function createDenoSearchBackend(options?: DenoSearchBackendOptions): SearchBackend {
+export function createDenoSearchBackend(options?: DenoSearchBackendOptions): WholeSearchBackend {
   const engine = () => createEngineBackend(createDenoProvider({ cwd: "/" }));
   if (options?.engine === "only") return engine();
   const ripgrep = createRipgrepBackend({

@@ -10,6 +10,7 @@ import {
   type FileSystem,
   type FsReadStream,
   type ProcessRunner,
+  fromWholeResults,
   type SearchBackend,
   type ShellConfinement,
   TOOL_TRAITS,
@@ -343,7 +344,7 @@ describe("sessions", () => {
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));
     let aborted = false;
-    const blocking: SearchBackend = {
+    const blocking: SearchBackend = fromWholeResults({
       name: "blocking",
       // It reads nothing, so it keeps the workspace read scope; without a guard the sandbox would search with
       // the engine instead (note 0016).
@@ -357,7 +358,7 @@ describe("sessions", () => {
           });
         }),
       grep: () => Promise.reject(new Error("unused")),
-    };
+    });
     const slow: McpRuntime = { ...runtime, workspace: async (roots) => ({ ...(await runtime.workspace(roots)), search: blocking }) };
     const { client } = await connect({ runtime: slow, roots: ["/ws"] });
     const controller = new AbortController();

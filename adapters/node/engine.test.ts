@@ -2,7 +2,7 @@
 // itself: it is what a Node host without the ripgrep binary gets (createNodeSearchBackend({ engine })).
 import { describe, expect, test } from "vitest";
 import { runConformance } from "../../conformance/mod.ts";
-import { isSearchError } from "../../core/mod.ts";
+import { createToolkit, isSearchError } from "../../core/mod.ts";
 import { createNodeSearchBackend } from "./mod.ts";
 import { createNodeSubject } from "./subject.ts";
 
@@ -44,6 +44,30 @@ describe("createNodeSearchBackend's engine option", () => {
       const paths: string[] = [];
       const outcome = await backend.streamFiles!({ cwd: probe.root }, { push: (path) => void paths.push(path) });
       expect([outcome.stopped, paths, backend.name]).toEqual([false, ["src/a.ts", "src/b.ts"], "engine"]);
+    } finally {
+      await dispose();
+    }
+  });
+
+  test("each result says which backend ran, and a fallback shows in the tools' footer and meta", async () => {
+    const { probe, provider, dispose } = await createNodeSubject();
+    try {
+      await probe.writeFile("src/a.ts", "alpha\n");
+      const plain = createNodeSearchBackend();
+      expect((await plain.files({ cwd: probe.root })).searchedBy).toBe("ripgrep");
+      const backend = createNodeSearchBackend({ ripgrep: missing, engine: "fallback" });
+      const result = await backend.grep({ cwd: probe.root, pattern: "alpha" });
+      expect([result.searchedBy, result.fallback?.from]).toEqual(["engine", "ripgrep"]);
+      expect(result.fallback?.reason).toContain("ripgrep could not be found");
+      const kit = createToolkit({ fs: provider, search: backend, tools: ["glob", "grep"], workspace: probe.root });
+      for (const [tool, args] of [["glob", { pattern: "*.ts" }], ["grep", { pattern: "alpha" }]] as const) {
+        const call = await kit.call(tool, args);
+        expect(call.content, tool).toContain("(Searched by engine: ripgrep could not run here.)");
+        expect(call.meta.searchedBy, tool).toBe("engine");
+      }
+      const usual = createToolkit({ fs: provider, search: plain, tools: ["glob"], workspace: probe.root });
+      const call = await usual.call("glob", { pattern: "*.ts" });
+      expect([call.content.includes("Searched by"), call.meta.searchedBy]).toEqual([false, undefined]);
     } finally {
       await dispose();
     }

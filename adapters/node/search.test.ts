@@ -3,7 +3,7 @@
 import { promises as fsp } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
-import { BoundedCollector, isSearchError } from "../../core/mod.ts";
+import { BoundedCollector, isSearchError, withWholeResults } from "../../core/mod.ts";
 import { registerRipgrepCases } from "../../test/ripgrep-cases.ts";
 import { createNodeProcessRunner, createNodeSearchBackend } from "./mod.ts";
 import { createNodeSubject } from "./subject.ts";
@@ -23,7 +23,8 @@ async function running(pid: string): Promise<boolean> {
 }
 
 test("node ripgrep backend: a host RIPGREP_CONFIG_PATH changes nothing and runs nothing", async () => {
-  const { probe, search, dispose } = await createNodeSubject();
+  const { probe, search: seam, dispose } = await createNodeSubject();
+  const search = seam && withWholeResults(seam);
   const saved = process.env.RIPGREP_CONFIG_PATH;
   try {
     await probe.writeFile("a.txt", "Alpha\nalpha\n");

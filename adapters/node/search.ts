@@ -3,7 +3,7 @@ import {
   createRipgrepBackend,
   RIPGREP_MEMORY_LIMIT_BYTES,
   type RipgrepBackendOptions,
-  type SearchBackend,
+  type WholeSearchBackend,
   withFallback,
 } from "../../core/mod.ts";
 import { createNodeProcessRunner } from "./process.ts";
@@ -23,7 +23,7 @@ export interface NodeSearchBackendOptions extends Partial<RipgrepBackendOptions>
  * local disk. Creating it starts nothing. On Linux ripgrep runs under a 512 MiB address-space limit, set by
  * /bin/sh (`memoryLimit`).
  */
-export function createNodeSearchBackend(options?: NodeSearchBackendOptions): SearchBackend {
+export function createNodeSearchBackend(options?: NodeSearchBackendOptions): WholeSearchBackend {
   const engine = () => createEngineBackend(createNodeProvider({ cwd: "/" }));
   if (options?.engine === "only") return engine();
   const ripgrep = createRipgrepBackend({

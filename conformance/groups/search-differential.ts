@@ -1,5 +1,5 @@
 import type { FilesResult, GrepFile, GrepResult, SearchData } from "../../core/mod.ts";
-import { isSearchError } from "../../core/mod.ts";
+import { isSearchError, searchFiles, searchGrep } from "../../core/mod.ts";
 import {
   decodedSearchText,
   type DifferentialCase,
@@ -70,8 +70,10 @@ function cwd(subject: Subject, c: DifferentialCase): string {
 
 async function runFiles(subject: Subject, c: FilesCase): Promise<void> {
   const request = { ...c.request, cwd: cwd(subject, c) };
-  if (c.error !== undefined) return expectInvalid(backend(subject).files(request), c.error);
-  const result: FilesResult = await backend(subject).files(request);
+  // Whole results come only from the backend's stream (the seam), so every backend is held to it.
+  if (c.error !== undefined) return expectInvalid(searchFiles(backend(subject), request), c.error);
+  const result: FilesResult = await searchFiles(backend(subject), request);
+  checkSearchedBy(result);
   const want = c.paths ?? [];
   if (c.ordered) assertEquals(result.paths, want, "paths in ripgrep's order");
   else assertEquals([...result.paths].sort(), [...want].sort(), "paths (as a set)");
@@ -80,6 +82,11 @@ async function runFiles(subject: Subject, c: FilesCase): Promise<void> {
     assertEquals(wrong, [], "paths that must not be listed");
   }
   checkProblems(result.problems, c);
+}
+
+// Every result says which backend ran.
+function checkSearchedBy(result: FilesResult | GrepResult): void {
+  assert(typeof result.searchedBy === "string" && result.searchedBy !== "", `the result names the backend that ran: ${JSON.stringify(result.searchedBy)}`);
 }
 
 function checkProblems(problems: readonly string[], c: FilesCase | GrepCase): void {
@@ -96,8 +103,9 @@ function checkProblems(problems: readonly string[], c: FilesCase | GrepCase): vo
 
 async function runGrep(subject: Subject, c: GrepCase): Promise<void> {
   const request = { ...c.request, cwd: cwd(subject, c) };
-  if (c.error !== undefined) return expectInvalid(backend(subject).grep(request), c.error);
-  const result: GrepResult = await backend(subject).grep(request);
+  if (c.error !== undefined) return expectInvalid(searchGrep(backend(subject), request), c.error);
+  const result: GrepResult = await searchGrep(backend(subject), request);
+  checkSearchedBy(result);
   checkProblems(result.problems, c);
   assertEquals(result.nothingSearched === true, c.nothingSearched === true, "nothingSearched (ripgrep's \"No files were searched\")");
   const files = [...result.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

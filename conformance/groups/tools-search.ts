@@ -1,4 +1,4 @@
-import { createFsSpillStore, createToolkit, type SearchBackend, type Toolkit, type ToolkitOptions } from "../../core/mod.ts";
+import { createFsSpillStore, createToolkit, type SearchBackend, type Toolkit, type WholeResults, type ToolkitOptions } from "../../core/mod.ts";
 import { SEED_MATCHING_FILES, seedTree, seedWorkspaceTree } from "../../fixtures/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
 import type { Subject } from "../harness.ts";
@@ -135,10 +135,11 @@ const cases: ConformanceCase[] = [
     async run(subject) {
       const count = 1_000_000;
       const entries = 125_000;
-      const search: SearchBackend = {
+      // `files` is there to fail the test should anything ask for the whole result.
+      const search: SearchBackend & Pick<WholeResults, "files"> = {
         name: "a million paths",
         files: () => Promise.reject(new Error("the whole result was asked for")),
-        grep: () => Promise.reject(new Error("not used")),
+        streamGrep: () => Promise.reject(new Error("not used")),
         async streamFiles(_request, sink) {
           for (let i = 0; i < count; i++) {
             if (sink.push(`e${i % entries}/f${i}`) === "stop") return { problems: [], stopped: true };

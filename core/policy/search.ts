@@ -10,10 +10,10 @@
 import { resolvePath } from "../fs/paths.ts";
 import type { FileSystem, FsTarget, FsTargetKey } from "../fs/types.ts";
 import type { ShellConfinement } from "../process/bubblewrap.ts";
-import type { FilesRequest, GrepEvent, GrepRequest, ResultSink, SearchBackend, SearchConfinement, SearchScope } from "../search/backend.ts";
+import type { FilesRequest, GrepEvent, GrepRequest, ResultSink, SearchBackend, SearchConfinement, SearchScope, WholeSearchBackend } from "../search/backend.ts";
 import { createEngineBackend } from "../search/engine/backend.ts";
 import { ancestorLevels } from "../search/engine/ignore.ts";
-import { filteredSink, streamMatches, streamPaths } from "../search/stream.ts";
+import { filteredSink, streamMatches, streamPaths, withWholeResults } from "../search/stream.ts";
 import { checkReadable, readableFilter, type SandboxRules } from "./sandbox.ts";
 
 /**
@@ -22,7 +22,7 @@ import { checkReadable, readableFilter, type SandboxRules } from "./sandbox.ts";
  * confinable and `confinement` is available and can show it exactly what the rules allow), otherwise on the
  * engine over `fs`.
  */
-export function guardSearch(backend: SearchBackend, fs: FileSystem, rules: SandboxRules, confinement?: ShellConfinement): SearchBackend {
+export function guardSearch(backend: SearchBackend, fs: FileSystem, rules: SandboxRules, confinement?: ShellConfinement): WholeSearchBackend {
   const visible = readableFilter(rules);
   let engine: SearchBackend | undefined;
   // Which backend runs this request, and with what; decided per search, as what exists on disk can change.
@@ -46,8 +46,8 @@ export function guardSearch(backend: SearchBackend, fs: FileSystem, rules: Sandb
     return path === undefined || visible(resolvePath(cwd, path));
   });
   // Both judgements: the backend's on the canonical path it reads (or the confinement's), this one's on the
-  // path shown.
-  return {
+  // path shown. The outcome says which backend ran: the engine, when this guard chose it.
+  return withWholeResults({
     get name() {
       return backend.name;
     },
@@ -64,25 +64,7 @@ export function guardSearch(backend: SearchBackend, fs: FileSystem, rules: Sandb
       const outcome = await streamMatches(chosen.runner, chosen.request, filteredSink(sink, (event) => visible(resolvePath(request.cwd, event.path))));
       return { ...outcome, problems: problems(request.cwd, outcome.problems) };
     },
-    async files(request: FilesRequest) {
-      roots(request);
-      const chosen = await choose(request);
-      const result = await chosen.runner.files(chosen.request);
-      return {
-        paths: result.paths.filter((path) => visible(resolvePath(request.cwd, path))),
-        problems: problems(request.cwd, result.problems),
-      };
-    },
-    async grep(request: GrepRequest) {
-      roots(request);
-      const chosen = await choose(request);
-      const result = await chosen.runner.grep(chosen.request);
-      return {
-        files: result.files.filter((file) => visible(resolvePath(request.cwd, file.path))),
-        problems: problems(request.cwd, result.problems),
-      };
-    },
-  };
+  });
 }
 
 /**

@@ -51,6 +51,11 @@ export interface SearchScope {
    * search holds nothing and has no such limit unless the request sets one.
    */
   readonly maxOutputBytes?: number;
+  /**
+   * The caller holds every item (a whole result, built by `searchFiles` / `searchGrep`): the backend applies its
+   * default `maxOutputBytes` when the request sets none. Wrappers pass it on with the request.
+   */
+  readonly whole?: boolean;
 }
 
 /**
@@ -82,6 +87,9 @@ export interface FilesResult {
   readonly paths: readonly string[];
   /** Per-path failures that did not stop the search (ripgrep's exit 2 with output), one line each. */
   readonly problems: readonly string[];
+  /** As in {@link StreamOutcome}: which backend ran, and the fallback taken if one was. */
+  readonly searchedBy?: string;
+  readonly fallback?: SearchFallback;
 }
 
 /** `rg --json -e PATTERN`: the lines matching a regular expression. */
@@ -126,6 +134,9 @@ export interface GrepResult {
    * every file was hidden, ignored, left out by the globs or a link that is not followed, or there was none.
    */
   readonly nothingSearched?: true;
+  /** As in {@link StreamOutcome}: which backend ran, and the fallback taken if one was. */
+  readonly searchedBy?: string;
+  readonly fallback?: SearchFallback;
 }
 
 /** One step of a streamed grep: a matching line of a file, or the end of a file that had matches. */
@@ -158,15 +169,32 @@ export interface StreamOutcome {
   readonly stopped: boolean;
   /** As in a whole grep result: no path was named and no file passed the filters. */
   readonly nothingSearched?: true;
+  /**
+   * Which backend produced the items: "ripgrep", "ripgrep in bubblewrap", "engine", a combination (an
+   * overlay's base with the engine over its own files), or a host backend's name. A backend may leave it out;
+   * `streamPaths` and `streamMatches` then fill in its `name`, so every outcome they return says it.
+   */
+  readonly searchedBy?: string;
+  /** Set when the backend asked for could not run and another took over (`withFallback`). */
+  readonly fallback?: SearchFallback;
+}
+
+/** A fallback that was taken: the backend that could not run, and why. */
+export interface SearchFallback {
+  readonly from: string;
+  readonly reason: string;
 }
 
 /**
- * Runs searches. Invalid globs and regexes fail `SEARCH_INVALID_PATTERN` with ripgrep's wording; an empty
- * result is not an error.
+ * Runs searches: the seam every backend implements, and every wrapper (the sandbox's read guard, the
+ * overlay, the fallback). Invalid globs and regexes fail `SEARCH_INVALID_PATTERN` with ripgrep's wording; an
+ * empty result is not an error.
  *
- * `files` and `grep` return whole results; `streamFiles` and `streamGrep` hand the same items to a sink as
- * they are found, so a caller keeps only what it needs whatever the result's size (the glob and grep tools
- * use them when present, and otherwise replay the whole result; see docs/notes/0012-streamed-results.md).
+ * A backend only streams: it hands items to a sink as they are found, so a caller keeps only what it needs
+ * whatever the result's size. Whole results are built from the streams in one place (`searchFiles`,
+ * `searchGrep`, or `withWholeResults` for a backend object that has them as methods); see
+ * docs/notes/0012-streamed-results.md. A backend written against the older seam (whole results only) is
+ * adapted by `fromWholeResults`.
  */
 export interface SearchBackend {
   /** A short name for messages and test output, such as "ripgrep" or "engine". */
@@ -178,10 +206,17 @@ export interface SearchBackend {
    * neither, and a search under restricting read rules is not given to it (the sandbox's guard uses the engine).
    */
   readonly readableGuard?: "pinned" | "confinable";
+  /** `rg --files`: the paths, in the requested order, as they are known. */
+  streamFiles(request: FilesRequest, sink: ResultSink<string>): Promise<StreamOutcome>;
+  /** `rg --json`: the files and lines, in the order found. */
+  streamGrep(request: GrepRequest, sink: ResultSink<GrepEvent>): Promise<StreamOutcome>;
+}
+
+/** Whole results, as `withWholeResults` adds them to a backend: collected from its streams. */
+export interface WholeResults {
   files(request: FilesRequest): Promise<FilesResult>;
   grep(request: GrepRequest): Promise<GrepResult>;
-  /** The paths of {@link files}, in the same order, as they are known. */
-  streamFiles?(request: FilesRequest, sink: ResultSink<string>): Promise<StreamOutcome>;
-  /** The files and lines of {@link grep}, in the same order, as they are found. */
-  streamGrep?(request: GrepRequest, sink: ResultSink<GrepEvent>): Promise<StreamOutcome>;
 }
+
+/** A backend with whole results beside its streams, as the backends this library creates are. */
+export type WholeSearchBackend = SearchBackend & WholeResults;

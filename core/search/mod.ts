@@ -18,14 +18,29 @@ export type {
   SearchBackend,
   SearchConfinement,
   SearchData,
+  SearchFallback,
   SearchScope,
   StreamOutcome,
+  WholeResults,
+  WholeSearchBackend,
 } from "./backend.ts";
 export { isSearchError, SEARCH_ERROR_CODES, SearchError } from "./errors.ts";
 export type { SearchErrorCode } from "./errors.ts";
 export { EntrySampler, sampleAcrossEntries, topLevelEntry } from "./sample.ts";
 export type { EntrySample, EntrySamplerLimits, StreamedSample } from "./sample.ts";
-export { collectMatches, collectPaths, GrepCollector, grepEvents, streamMatches, streamPaths } from "./stream.ts";
+export {
+  collectMatches,
+  collectPaths,
+  fromWholeResults,
+  GrepCollector,
+  grepEvents,
+  searchFiles,
+  searchGrep,
+  streamMatches,
+  streamPaths,
+  withWholeResults,
+} from "./stream.ts";
+export type { SearchOutcome, WholeResultBackend } from "./stream.ts";
 export {
   createRipgrepBackend,
   RIPGREP_MAX_OUTPUT_BYTES,

@@ -5,8 +5,8 @@ import { compareUtf8, isWithin, joinPath, resolvePath } from "../fs/paths.ts";
 import type { OverlayFileSystem } from "../fs/overlay/mod.ts";
 import type { FileSystem, FsDirEntry, FsTarget, FsTargetKey } from "../fs/types.ts";
 import { FsError } from "../fs/errors.ts";
-import type { FilesRequest, GrepEvent, GrepRequest, ResultSink, SearchBackend, SearchScope, StreamOutcome } from "./backend.ts";
-import { collectMatches, collectPaths, filteredSink, streamMatches, streamPaths } from "./stream.ts";
+import type { FilesRequest, GrepEvent, GrepRequest, ResultSink, SearchBackend, SearchScope, StreamOutcome, WholeSearchBackend } from "./backend.ts";
+import { collectPaths, filteredSink, searchFiles, streamMatches, streamPaths, withWholeResults } from "./stream.ts";
 import { createEngineBackend } from "./engine/mod.ts";
 import { comparePaths } from "./engine/files.ts";
 
@@ -20,18 +20,15 @@ const MARKERS = [...REPOSITORY_MARKERS, ...IGNORE_FILES];
  * tree (for a disk, the ripgrep backend); the files the overlay changed are searched by the engine and merged
  * in, ordered as the request asks.
  */
-export function createOverlaySearchBackend(overlay: OverlayFileSystem, base: SearchBackend): SearchBackend {
+export function createOverlaySearchBackend(overlay: OverlayFileSystem, base: SearchBackend): WholeSearchBackend {
   const merged = createEngineBackend(overlay);
-  const backend: SearchBackend = {
+  return withWholeResults({
     get name() {
       return base.name;
     },
     // The base is searched with the request as given (its read rules or its confinement included), and the
     // overlay's own files by the engine, whose reads are pinned: the split keeps whatever guard the base keeps.
     ...(base.readableGuard ? { readableGuard: base.readableGuard } : {}),
-    // Whole results are collected from the streams: one code path, so the two cannot differ.
-    files: (request) => collectPaths((sink) => backend.streamFiles!(request, sink)),
-    grep: (request) => collectMatches((sink) => backend.streamGrep!(request, sink)),
     async streamFiles(request: FilesRequest, sink: ResultSink<string>): Promise<StreamOutcome> {
       const plan = await route(overlay, request);
       if (plan === "base") return streamPaths(base, request, sink);
@@ -40,9 +37,7 @@ export function createOverlaySearchBackend(overlay: OverlayFileSystem, base: Sea
       const key = keyIn(request.cwd);
       const { sort, ...unsorted } = request;
       // The overlay's own files, few, are known first; the base's stream past them, as many as they are.
-      const fromUpper = await createEngineBackend(sparseView(overlay, !request.noIgnore))
-        .files(unsorted)
-        .catch(async (error: unknown) => {
+      const fromUpper = await searchFiles(createEngineBackend(sparseView(overlay, !request.noIgnore)), unsorted).catch(async (error: unknown) => {
           // A request both refuse (a malformed glob) fails with the base's words, as ripgrep alone would.
           await streamPaths(base, request, { push: () => "stop" });
           throw error;
@@ -55,7 +50,7 @@ export function createOverlaySearchBackend(overlay: OverlayFileSystem, base: Sea
         const kept = await collectPaths(fromBase);
         const paths = added.length === 0 ? kept.paths : await byModified(overlay, request.cwd, kept.paths, added, sort.reverse ?? false);
         const outcome = await replayPaths(paths, sink);
-        return { ...outcome, problems: [...outcome.problems, ...kept.problems, ...fromUpper.problems] };
+        return { ...outcome, problems: [...outcome.problems, ...kept.problems, ...fromUpper.problems], searchedBy: split(kept.searchedBy) };
       }
       const compare = sort === undefined ? undefined : sort.reverse ? (a: string, b: string) => comparePaths(b, a) : comparePaths;
       let next = 0;
@@ -77,7 +72,7 @@ export function createOverlaySearchBackend(overlay: OverlayFileSystem, base: Sea
         },
       });
       while (!stopped && next < added.length) give(added[next++] as string);
-      return { problems: problems(outcome), stopped: stopped || outcome.stopped };
+      return { problems: problems(outcome), stopped: stopped || outcome.stopped, searchedBy: split(outcome.searchedBy), ...fellBack(outcome) };
     },
     async streamGrep(request: GrepRequest, sink: ResultSink<GrepEvent>): Promise<StreamOutcome> {
       const plan = await route(overlay, request);
@@ -88,16 +83,26 @@ export function createOverlaySearchBackend(overlay: OverlayFileSystem, base: Sea
       // ripgrep's file order is unspecified (parallel threads); the base's come first.
       const only = (held: boolean) => filteredSink(sink, (event: GrepEvent) => upper.has(key(event.path)) === held);
       const fromBase = await streamMatches(base, request, only(false));
-      if (fromBase.stopped) return fromBase;
+      if (fromBase.stopped) return { ...fromBase, searchedBy: split(fromBase.searchedBy) };
       const fromUpper = await streamMatches(createEngineBackend(sparseView(overlay, !request.noIgnore)), request, only(true));
       return {
         problems: [...fromBase.problems, ...fromUpper.problems],
         stopped: fromUpper.stopped,
+        searchedBy: split(fromBase.searchedBy),
+        ...fellBack(fromBase),
         ...(fromBase.nothingSearched && fromUpper.nothingSearched ? { nothingSearched: true } : {}),
       };
     },
-  };
-  return backend;
+  });
+}
+
+// The split's two searches: the base's backend on the base, the engine on the overlay's own files.
+function split(base: string | undefined): string {
+  return `${base ?? "the base's backend"} + engine`;
+}
+
+function fellBack(outcome: StreamOutcome): Pick<StreamOutcome, "fallback"> {
+  return outcome.fallback ? { fallback: outcome.fallback } : {};
 }
 
 // The consumer's backpressure, for a sink that wraps it.

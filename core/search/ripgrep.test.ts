@@ -1,6 +1,7 @@
 // The ripgrep backend's own logic, against a scripted runner: the argv it builds, how it runs ripgrep, how it
 // reads --files and --json output, and how exit codes, stops and launch failures become results or codes.
-// Real ripgrep runs in test/ripgrep-cases.ts.
+// Real ripgrep runs in test/ripgrep-cases.ts. Over 400 lines: each describe pins one of those seams through
+// the same scripted runner, which a split would repeat; the exit table itself is in ripgrep-exit.test.ts.
 import { describe, expect, test } from "vitest";
 import {
   createRipgrepBackend,
@@ -208,9 +209,9 @@ describe("running ripgrep", () => {
 
 describe("exit codes", () => {
   test("1 is an empty result, not an error", async () => {
-    expect(await scripted({ result: { exitCode: 1 } }).backend.files({ cwd: "/w" })).toEqual({ paths: [], problems: [] });
+    expect(await scripted({ result: { exitCode: 1 } }).backend.files({ cwd: "/w" })).toEqual({ paths: [], problems: [], searchedBy: "ripgrep" });
     const summary = '{"type":"summary","data":{"stats":{"searches":3}}}\n';
-    expect(await scripted({ stdout: summary, result: { exitCode: 1 } }).backend.grep({ cwd: "/w", pattern: "x" })).toEqual({ files: [], problems: [] });
+    expect(await scripted({ stdout: summary, result: { exitCode: 1 } }).backend.grep({ cwd: "/w", pattern: "x" })).toEqual({ files: [], problems: [], searchedBy: "ripgrep" });
   });
 
   test("2 after a search ran is a partial result listing ripgrep's complaints", async () => {
@@ -219,11 +220,12 @@ describe("exit codes", () => {
     expect(files).toEqual({
       paths: ["a.txt"],
       problems: ["nope: No such file or directory (os error 2)", "./locked: Permission denied (os error 13)"],
+      searchedBy: "ripgrep",
     });
     // Nothing matched, but ripgrep did search a file: still a result.
     const summary = '{"type":"summary","data":{"stats":{"searches":1}}}\n';
     const grep = await scripted({ stdout: summary, stderr, result: { exitCode: 2 } }).backend.grep({ cwd: "/w", pattern: "x" });
-    expect(grep).toEqual({ files: [], problems: files.problems });
+    expect(grep).toEqual({ files: [], problems: files.problems, searchedBy: "ripgrep" });
   });
 
   test("complaints beyond the stderr budget are summarised, not dropped silently", async () => {
@@ -380,7 +382,7 @@ describe("streaming", () => {
     const { backend } = chunked(["a.txt\nsrc/b", ".ts\n./-\n", "last"]);
     const paths: string[] = [];
     const outcome = await backend.streamFiles!({ cwd: "/w", paths: ["-"] }, { push: (path) => void paths.push(path) });
-    expect([outcome, paths]).toEqual([{ problems: [], stopped: false }, ["a.txt", "src/b.ts", "-", "last"]]);
+    expect([outcome, paths]).toEqual([{ problems: [], stopped: false, searchedBy: "ripgrep" }, ["a.txt", "src/b.ts", "-", "last"]]);
     // The whole result holds everything, so the backend's default budget (10 bytes here) applies to it.
     expect((await failure(chunked(["a.txt\nsrc/b.ts\n"]).backend.files({ cwd: "/w" }))).code).toBe("SEARCH_RAW_OUTPUT_OVERFLOW");
     const capped = chunked(["a.txt\nsrc/b.ts\n"]).backend.streamFiles!({ cwd: "/w", maxOutputBytes: 8 }, { push: () => undefined });
@@ -391,7 +393,7 @@ describe("streaming", () => {
     const { backend, answers } = chunked(["a\nb\nc\n", "d\n"]);
     const paths: string[] = [];
     const outcome = await backend.streamFiles!({ cwd: "/w" }, { push: (path) => (paths.push(path) === 2 ? "stop" : undefined) });
-    expect([outcome, paths, answers]).toEqual([{ problems: [], stopped: true }, ["a", "b"], ["stop"]]);
+    expect([outcome, paths, answers]).toEqual([{ problems: [], stopped: true, searchedBy: "ripgrep" }, ["a", "b"], ["stop"]]);
   });
 
   test("a sink that is behind holds ripgrep back: its ready promise is what the output sink answers", async () => {

@@ -1,6 +1,5 @@
-// Streamed and whole results of the search seam, each built from the other: a backend that streams gets its
-// whole results by collecting (one code path, so the two cannot differ), and a backend that only returns
-// whole results is streamed by replaying them.
+// The one place whole results are built: from a backend's streams, by collecting (so the two cannot differ).
+// Every caller reaches a backend through streamPaths / streamMatches, which also say which backend ran.
 import type {
   FilesRequest,
   FilesResult,
@@ -12,21 +11,84 @@ import type {
   ResultSink,
   SearchBackend,
   StreamOutcome,
+  WholeResults,
+  WholeSearchBackend,
 } from "./backend.ts";
 
-/** Streams the paths of a files request: natively when the backend can, else by replaying its whole result. */
-export async function streamPaths(backend: SearchBackend, request: FilesRequest, sink: ResultSink<string>): Promise<StreamOutcome> {
-  if (backend.streamFiles) return backend.streamFiles(request, sink);
-  const result = await backend.files(request);
-  return replay(result.paths, sink, result.problems);
+/** A stream's outcome, saying which backend ran. */
+export type SearchOutcome = StreamOutcome & { readonly searchedBy: string };
+
+/** Streams the paths of a files request. */
+export async function streamPaths(backend: SearchBackend, request: FilesRequest, sink: ResultSink<string>): Promise<SearchOutcome> {
+  return said(backend, await seam(backend).streamFiles(request, sink));
 }
 
-/** Streams the events of a grep request: natively when the backend can, else by replaying its whole result. */
-export async function streamMatches(backend: SearchBackend, request: GrepRequest, sink: ResultSink<GrepEvent>): Promise<StreamOutcome> {
-  if (backend.streamGrep) return backend.streamGrep(request, sink);
-  const result = await backend.grep(request);
-  const outcome = await replay(grepEvents(result.files), sink, result.problems);
-  return result.nothingSearched ? { ...outcome, nothingSearched: true } : outcome;
+/** Streams the events of a grep request. */
+export async function streamMatches(backend: SearchBackend, request: GrepRequest, sink: ResultSink<GrepEvent>): Promise<SearchOutcome> {
+  return said(backend, await seam(backend).streamGrep(request, sink));
+}
+
+/** The whole result of a files request, collected from the backend's stream. */
+export function searchFiles(backend: SearchBackend, request: FilesRequest): Promise<FilesResult> {
+  return collectPaths((sink) => streamPaths(backend, { ...request, whole: true }, sink));
+}
+
+/** The whole result of a grep request, collected from the backend's stream. */
+export function searchGrep(backend: SearchBackend, request: GrepRequest): Promise<GrepResult> {
+  return collectMatches((sink) => streamMatches(backend, { ...request, whole: true }, sink));
+}
+
+/** `backend` with whole results as methods (`files`, `grep`), built by {@link searchFiles} and {@link searchGrep}. */
+export function withWholeResults(backend: SearchBackend): WholeSearchBackend {
+  return {
+    get name() {
+      return backend.name;
+    },
+    get readableGuard() {
+      return backend.readableGuard;
+    },
+    streamFiles: (request, sink) => backend.streamFiles(request, sink),
+    streamGrep: (request, sink) => backend.streamGrep(request, sink),
+    files: (request) => searchFiles(backend, request),
+    grep: (request) => searchGrep(backend, request),
+  };
+}
+
+/** A backend written against the older seam, with whole results only. */
+export type WholeResultBackend = Pick<SearchBackend, "name" | "readableGuard"> & WholeResults;
+
+/**
+ * The migration for a backend written against the older seam: its whole results, replayed into the sink.
+ * It holds each result whole, so it keeps the memory bound only a streaming backend avoids.
+ */
+export function fromWholeResults(backend: WholeResultBackend): SearchBackend {
+  return {
+    get name() {
+      return backend.name;
+    },
+    get readableGuard() {
+      return backend.readableGuard;
+    },
+    async streamFiles(request, sink) {
+      const result = await backend.files(request);
+      return replay(result.paths, sink, result.problems);
+    },
+    async streamGrep(request, sink) {
+      const result = await backend.grep(request);
+      const outcome = await replay(grepEvents(result.files), sink, result.problems);
+      return result.nothingSearched ? { ...outcome, nothingSearched: true } : outcome;
+    },
+  };
+}
+
+// A backend object from before the streams were the seam keeps working: it is replayed.
+function seam(backend: SearchBackend): SearchBackend {
+  if (typeof backend.streamFiles === "function" && typeof backend.streamGrep === "function") return backend;
+  return fromWholeResults(backend as unknown as WholeResultBackend);
+}
+
+function said(backend: SearchBackend, outcome: StreamOutcome): SearchOutcome {
+  return outcome.searchedBy ? (outcome as SearchOutcome) : { ...outcome, searchedBy: backend.name };
 }
 
 /** `sink` passing on only the items `keep` accepts; backpressure and "stop" pass through unchanged. */
@@ -40,15 +102,21 @@ export function filteredSink<T>(sink: ResultSink<T>, keep: (item: T) => boolean)
 /** A whole files result from a stream of its paths. */
 export async function collectPaths(stream: (sink: ResultSink<string>) => Promise<StreamOutcome>): Promise<FilesResult> {
   const paths: string[] = [];
-  const { problems } = await stream({ push: (path) => void paths.push(path) });
-  return { paths, problems };
+  const { problems, searchedBy, fallback } = await stream({ push: (path) => void paths.push(path) });
+  return { paths, problems, ...(searchedBy ? { searchedBy } : {}), ...(fallback ? { fallback } : {}) };
 }
 
 /** A whole grep result from a stream of its events. */
 export async function collectMatches(stream: (sink: ResultSink<GrepEvent>) => Promise<StreamOutcome>): Promise<GrepResult> {
   const collector = new GrepCollector();
-  const { problems, nothingSearched } = await stream(collector);
-  return nothingSearched ? { files: collector.files, problems, nothingSearched } : { files: collector.files, problems };
+  const { problems, nothingSearched, searchedBy, fallback } = await stream(collector);
+  return {
+    files: collector.files,
+    problems,
+    ...(nothingSearched ? { nothingSearched } : {}),
+    ...(searchedBy ? { searchedBy } : {}),
+    ...(fallback ? { fallback } : {}),
+  };
 }
 
 /** Groups grep events back into files: a file's lines up to its `end`. */

@@ -5,7 +5,7 @@ import type { ResultSink } from "../search/backend.ts";
 import { EntrySampler, type StreamedSample } from "../search/sample.ts";
 import { streamPaths } from "../search/stream.ts";
 import { ToolError } from "./types.ts";
-import { backendOf, capMeta, problemsNote, type SearchRoot, searchRoot, SpillList } from "./search.ts";
+import { backendOf, capMeta, fallbackNote, problemsNote, type SearchRoot, searchRoot, SpillList } from "./search.ts";
 import { type CallContext, otherRoots, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
 
 export interface GlobArgs {
@@ -96,10 +96,12 @@ async function runGlob(env: ToolEnv, args: GlobArgs, call: CallContext): Promise
   const total = listing.total;
   const stopped = outcome.stopped;
   const where = args.path === undefined ? "" : ` in ${root.shown}`;
-  const note = problemsNote(outcome.problems);
+  const fellBack = fallbackNote(outcome);
+  const note = problemsNote(outcome.problems) + fellBack.note;
   const meta = (page: readonly string[]) => ({
     ...capMeta({ shape: "paths", root: root.shown, paths: page.map(root.display), truncated: total > page.length, total }, "paths", limits.searchMetaBytes),
     ...(stopped ? { lowerBound: true } : {}),
+    ...fellBack.meta,
   });
   if (total === 0) return { content: `No files match ${quoteInput(args.pattern)}${where}.${note}`, meta: meta([]) };
   if (total <= cap) return { content: root.displayLines(listing.head) + note, meta: meta(listing.head) };

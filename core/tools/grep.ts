@@ -6,7 +6,7 @@ import { comparePaths } from "../search/engine/files.ts";
 import { streamMatches } from "../search/stream.ts";
 import { completeUtf8Prefix } from "../text/utf8.ts";
 import { ToolError } from "./types.ts";
-import { backendOf, capMeta, problemsNote, searchRoot, SpillList } from "./search.ts";
+import { backendOf, capMeta, fallbackNote, problemsNote, searchRoot, SpillList } from "./search.ts";
 import { type CallContext, otherRoots, plural, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
 
 export interface GrepArgs {
@@ -94,7 +94,8 @@ async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise
   }
   const { total, files, page } = found;
   const stopped = outcome.stopped;
-  const note = problemsNote(outcome.problems);
+  const fellBack = fallbackNote(outcome);
+  const note = problemsNote(outcome.problems) + fellBack.note;
   const where = args.path === undefined ? "" : ` in ${root.shown}`;
   if (total === 0 && outcome.nothingSearched) {
     // ripgrep's "No files were searched", on both backends: there was nothing to look in, which is not "no match".
@@ -103,15 +104,15 @@ async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise
       `${args.include === undefined ? "" : ", files include does not match"} and symbolic links, and that left none. ` +
       "To search such a file, name it or its folder with path, or give include a glob that matches it (include brings back hidden and ignored files)." +
       note;
-    return { content, meta: meta([], 0, limits.searchMetaBytes) };
+    return { content, meta: { ...meta([], 0, limits.searchMetaBytes), ...fellBack.meta } };
   }
   if (total === 0) {
     const skipped = root.type === "file" ? "" : " (hidden, ignored and binary files were skipped; name them with path or include to search them)";
-    return { content: `No matches for ${quoteInput(args.pattern, "json")}${where}${skipped}.${note}`, meta: meta([], 0, limits.searchMetaBytes) };
+    return { content: `No matches for ${quoteInput(args.pattern, "json")}${where}${skipped}.${note}`, meta: { ...meta([], 0, limits.searchMetaBytes), ...fellBack.meta } };
   }
   if (total <= cap) {
     const header = `Found ${plural(total, "match", "matches")} in ${plural(files, "file")}.`;
-    return { content: `${header}\n\n${render(page)}${note}`, meta: meta(page, total, limits.searchMetaBytes) };
+    return { content: `${header}\n\n${render(page)}${note}`, meta: { ...meta(page, total, limits.searchMetaBytes), ...fellBack.meta } };
   }
   found.spill.write("\n");
   const saved = await found.spill.finish();
@@ -127,7 +128,7 @@ async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise
   const header = `Found ${atLeast}${total} matches in ${atLeast}${plural(files, "file")}; showing the first ${cap} (in ${plural(shownFiles, "file")}).`;
   return {
     content: `${header}\n\n${render(page)}\n\n(${recovery})${note}`,
-    meta: { ...meta(page, total, limits.searchMetaBytes), ...(stopped ? { lowerBound: true } : {}), ...(saved ? { spill: saved.locator } : {}) },
+    meta: { ...meta(page, total, limits.searchMetaBytes), ...fellBack.meta, ...(stopped ? { lowerBound: true } : {}), ...(saved ? { spill: saved.locator } : {}) },
   };
 }
 

@@ -2,7 +2,7 @@
 import { boundMessage } from "../errors/mod.ts";
 import { FsError } from "../fs/errors.ts";
 import type { FsTarget } from "../fs/types.ts";
-import type { SearchBackend } from "../search/backend.ts";
+import type { SearchBackend, StreamOutcome } from "../search/backend.ts";
 import { SearchError } from "../search/errors.ts";
 import { beginSpill, type SpillWriter } from "../spill/mod.ts";
 import { type CallContext, type ToolEnv } from "./tool.ts";
@@ -136,6 +136,16 @@ export function capMeta<T extends { truncated: boolean }>(meta: T, key: keyof T 
 }
 
 /** A note naming what the search could not read, or nothing. */
+/**
+ * When a fallback was taken (ripgrep could not run, the engine searched), the footer and meta say so: a user
+ * wondering why a search is slow can tell which backend ran. Otherwise nothing: the usual backend needs no word.
+ */
+export function fallbackNote(outcome: StreamOutcome): { readonly note: string; readonly meta: { searchedBy?: string } } {
+  if (!outcome.fallback) return { note: "", meta: {} };
+  const by = outcome.searchedBy ?? "another backend";
+  return { note: `\n(Searched by ${by}: ${outcome.fallback.from} could not run here.)`, meta: { searchedBy: by } };
+}
+
 export function problemsNote(problems: readonly string[]): string {
   if (problems.length === 0) return "";
   const listed = problems.slice(0, 5).map((p) => p.replace(/^rg: /, ""));

@@ -71,6 +71,7 @@ const META_PROPERTIES: Readonly<Record<ToolName, Readonly<Record<string, unknown
     total: count,
     lowerBound: flag,
     spill: text,
+    searchedBy: text,
   },
   grep: {
     shape: { const: "matches" },
@@ -92,6 +93,7 @@ const META_PROPERTIES: Readonly<Record<ToolName, Readonly<Record<string, unknown
     total: count,
     lowerBound: flag,
     spill: text,
+    searchedBy: text,
   },
   bash: {
     exitCode: { type: ["integer", "null"] },
