@@ -44,8 +44,6 @@ describe("confined ripgrep", async () => {
       backend: {
         name: inner.name,
         readableGuard: inner.readableGuard!,
-        files: async (request) => keep(await inner.files(request)),
-        grep: async (request) => keep(await inner.grep(request)),
         streamFiles: async (request, sink) => keep(await inner.streamFiles!(request, sink)),
         streamGrep: async (request, sink) => keep(await inner.streamGrep!(request, sink)),
       },

@@ -11,18 +11,18 @@ const KEPT = ["rg: c.txt: permission denied", "ripgrep said something without a 
 
 function scripted(): SearchBackend {
   const line: GrepLine = { line: { text: "needle\n" }, lineNumber: 1, absoluteOffset: 0, submatches: [] };
-  const files = [".env", "a.txt"].map((path) => ({ path, lines: [line] }));
   return {
     name: "scripted",
     readableGuard: "pinned",
-    files: async () => ({ paths: [".env", "a.txt"], problems: PROBLEMS }),
-    grep: async () => ({ files, problems: PROBLEMS }),
     async streamFiles(_request, sink) {
       for (const path of [".env", "a.txt"]) sink.push(path);
       return { problems: PROBLEMS, stopped: false };
     },
     async streamGrep(_request, sink) {
-      for (const path of [".env", "a.txt"]) sink.push({ type: "line", path, line });
+      for (const path of [".env", "a.txt"]) {
+        sink.push({ type: "line", path, line });
+        sink.push({ type: "end", path });
+      }
       return { problems: PROBLEMS, stopped: false };
     },
   };
@@ -38,7 +38,7 @@ describe("guardSearch over a backend that reports a denied path", () => {
   test("every call drops it from the results and the problem lines, and keeps a line without a path", async () => {
     const guard = await guarded();
     const files = await guard.files({ cwd: "/ws" });
-    expect(files).toEqual({ paths: ["a.txt"], problems: KEPT });
+    expect(files).toEqual({ paths: ["a.txt"], problems: KEPT, searchedBy: "scripted" });
     const grep = await guard.grep({ cwd: "/ws", pattern: "needle" });
     expect(grep.files.map((file) => file.path)).toEqual(["a.txt"]);
     expect(grep.problems).toEqual(KEPT);
@@ -47,7 +47,7 @@ describe("guardSearch over a backend that reports a denied path", () => {
     expect(paths).toEqual(["a.txt"]);
     const events: GrepEvent[] = [];
     expect((await guard.streamGrep!({ cwd: "/ws", pattern: "needle" }, { push: (event) => void events.push(event) })).problems).toEqual(KEPT);
-    expect(events.map((event) => event.path)).toEqual(["a.txt"]);
+    expect(events.map((event) => `${event.type} ${event.path}`)).toEqual(["line a.txt", "end a.txt"]);
   });
 
   test("it keeps the backend's name and says it keeps the rules itself", async () => {
@@ -74,8 +74,8 @@ describe("the confinement a confinable backend is given", () => {
     const backend: SearchBackend = {
       name: "recording",
       readableGuard: "confinable",
-      files: async (request) => (requests.push(request), { paths: [], problems: [] }),
-      grep: () => Promise.reject(new Error("unused")),
+      streamFiles: async (request) => (requests.push(request), { problems: [], stopped: false }),
+      streamGrep: () => Promise.reject(new Error("unused")),
     };
     await guardSearch(backend, fs, rules, available).files({ cwd: "/top/ws" });
     return requests[0]?.confine;
