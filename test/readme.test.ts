@@ -56,20 +56,21 @@ test("the README's overlay example runs as printed: the patch, then the commit",
   }
 });
 
-test("the README's overlay commands print the patch and leave README.md, or commit it", () => {
+test("the README's overlay commands print the patch and leave README.md, or commit it, run on this README", () => {
   const lines = [...readme.matchAll(/^npx (toolfs read .+ --backend overlay(?: --commit)?)(?:\s+#.*)?$/gm)].map((m) => m[1]!);
   expect(lines).toHaveLength(2);
   const workspace = mkdtempSync(join(tmpdir(), "toolfs-readme-"));
   try {
-    writeFileSync(join(workspace, "README.md"), "# toolfs\n");
+    // The commands are run in a clone, on its README: this one, copied, so that --commit leaves the clone alone.
+    writeFileSync(join(workspace, "README.md"), readme);
     const run = (line: string) => {
       const args = line.slice("toolfs ".length).match(/'[^']*'|\S+/g)!.map((a) => a.replace(/^'|'$/g, ""));
       return execFileSync(process.execPath, [join(root, "dist/cli.js"), ...args], { cwd: workspace, encoding: "utf8" });
     };
     expect(run(lines[0]!)).toContain("-# toolfs\n+# toolfs!\n");
-    expect(readFileSync(join(workspace, "README.md"), "utf8")).toBe("# toolfs\n");
+    expect(readFileSync(join(workspace, "README.md"), "utf8")).toBe(readme);
     expect(run(lines[1]!)).toContain("Committed 1 file: README.md");
-    expect(readFileSync(join(workspace, "README.md"), "utf8")).toBe("# toolfs!\n");
+    expect(readFileSync(join(workspace, "README.md"), "utf8")).toBe(readme.replace(/^# toolfs\n/, "# toolfs!\n"));
   } finally {
     rmSync(workspace, { recursive: true, force: true });
   }
