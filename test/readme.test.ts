@@ -16,6 +16,7 @@ const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
 const libraryBlock = blocks.find((b) => b.includes("createToolkit, decodeText"))!;
 const bindingBlock = blocks.find((b) => b.includes("runConformance"))!;
 const overlayBlock = blocks.find((b) => b.includes("createOverlayProvider"))!;
+const wrapperBlock = blocks.find((b) => b.includes("createMemorySubject"))!;
 
 function runModule(source: string, name: string): string {
   // Inside the repository so `toolfs/...` resolves to this package (self-reference through its exports).
@@ -125,4 +126,25 @@ test("the README's node:test binding runs the suite", () => {
   const output = runModule(source.replace("createMySubject);", 'createMySubject, { groups: ["resolve"] });'), "readme-binding.ts");
   expect(output).toMatch(/# pass 1\d\b/);
   expect(output).toMatch(/# fail 0\b/);
+}, 180_000);
+
+test("the README's wrapper certification runs as printed, through the package's exports", () => {
+  const source = wrapperBlock.replace("cwd }))));", 'cwd }))), { groups: ["resolve"] });');
+  expect(source).not.toBe(wrapperBlock);
+  const output = runModule(source, "readme-wrapper.ts");
+  expect(output).toMatch(/# pass 1\d\b/);
+  expect(output).toMatch(/# fail 0\b/);
+}, 180_000);
+
+test("handed createMemorySubject(wrap) itself, the suite names the mistake with a code", () => {
+  const mistaken = wrapperBlock.replace("() => createMemorySubject(", "createMemorySubject(");
+  expect(mistaken).not.toBe(wrapperBlock);
+  let stderr = "";
+  try {
+    runModule(mistaken, "readme-wrapper-mistake.ts");
+  } catch (error) {
+    stderr = String((error as { stderr?: unknown }).stderr);
+  }
+  expect(stderr).toContain("ConformanceError: The conformance suite's createSubject must be a function; it was handed a Promise");
+  expect(stderr).toContain("code: 'CONFORMANCE_NOT_A_FACTORY'");
 }, 180_000);
