@@ -148,3 +148,64 @@ test("handed createMemorySubject(wrap) itself, the suite names the mistake with 
   expect(stderr).toContain("ConformanceError: The conformance suite's createSubject must be a function; it was handed a Promise");
   expect(stderr).toContain("code: 'CONFORMANCE_NOT_A_FACTORY'");
 }, 180_000);
+
+// Whether an engines range admits `version`: the forms the lockfile holds (>=, <, ^, ~, bare or .x majors, ||);
+// any other form throws, to be judged by hand.
+function admits(range: string, version: readonly number[]): boolean {
+  const cmp = (v: readonly number[]) => version.map((n, i) => n - (v[i] ?? 0)).find((d) => d !== 0) ?? 0;
+  const parse = (text: string) => text.split(".").filter((part) => part !== "x").map(Number);
+  return range.split("||").some((alternative) =>
+    alternative
+      .replace(/([<>=^~]+)\s+/g, "$1")
+      .trim()
+      .split(/\s+/)
+      .every((token) => {
+        const [, op = "", text = ""] = /^([<>=^~]*)(\d[\d.x]*)$/.exec(token) ?? [];
+        if (text === "") throw new Error(`engines range not understood: ${range}`);
+        const v = parse(text);
+        if (op === ">=") return cmp(v) >= 0;
+        if (op === ">") return cmp(v) > 0;
+        if (op === "<") return cmp(v) < 0;
+        if (op === "<=") return cmp(v) <= 0;
+        if (op === "^") return cmp(v) >= 0 && version[0] === v[0];
+        if (op === "~") return cmp(v) >= 0 && version[0] === v[0] && version[1] === (v[1] ?? version[1]);
+        if (op === "" || op === "=") return v.every((n, i) => version[i] === n);
+        throw new Error(`engines range not understood: ${range}`);
+      }),
+  );
+}
+
+test("every package of the lockfile that declares more than Node 20 comes from one the README says needs Node 22", () => {
+  const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { version?: string; engines?: { node?: string }; dependencies?: Record<string, string>; optionalDependencies?: Record<string, string>; peerDependencies?: Record<string, string> }>;
+  };
+  const name = (key: string) => key.slice(key.lastIndexOf("node_modules/") + "node_modules/".length);
+  const direct = Object.keys({ ...lock.packages[""]!.dependencies, ...(lock.packages[""] as { devDependencies?: object }).devDependencies });
+  // Where `from` (a lockfile key) finds `pkg`: its own node_modules, then each enclosing one, as Node looks.
+  const resolve = (from: string, pkg: string): string | undefined => {
+    for (let dir = from; ; dir = dir.slice(0, Math.max(0, dir.lastIndexOf("/node_modules/")))) {
+      const key = `${dir === "" ? "" : `${dir}/`}node_modules/${pkg}`;
+      if (key in lock.packages) return key;
+      if (dir === "") return undefined;
+    }
+  };
+  // The direct dependencies a lockfile entry is reached from, through its dependents.
+  const roots = (target: string, seen = new Set<string>()): string[] => {
+    if (target === `node_modules/${name(target)}` && direct.includes(name(target))) return [name(target)];
+    if (seen.has(target)) return [];
+    seen.add(target);
+    return Object.entries(lock.packages)
+      .filter(([key, entry]) => key !== "" && Object.keys({ ...entry.dependencies, ...entry.optionalDependencies, ...entry.peerDependencies }).some((pkg) => resolve(key, pkg) === target))
+      .flatMap(([key]) => roots(key, seen));
+  };
+  const needs22 = new Set<string>();
+  for (const [key, entry] of Object.entries(lock.packages)) {
+    const range = entry.engines?.node;
+    if (key === "" || range === undefined) continue;
+    if (!admits(range, [20, 19, 0])) for (const root of roots(key)) needs22.add(root);
+  }
+  expect([...needs22].sort()).toEqual(["@modelcontextprotocol/inspector", "@openai/agents", "acpx", "ai"]);
+  const said = /Node 22 is what these declare:([\s\S]*?)\n\n/.exec(readme)?.[1];
+  expect(said).toBeDefined();
+  for (const phrase of ["`ai` 7", "OpenAI Agents SDK", "acpx", "MCP Inspector"]) expect(said).toContain(phrase);
+});
