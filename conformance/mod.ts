@@ -42,6 +42,7 @@ export { AssertionError, assert, assertBytes, assertEquals, assertNotEquals, ass
 export type { CreateSubject, Harness, Probe, ProbeInfo, RaceHooks, RemoteWriter, Subject, WorkerJob } from "./harness.ts";
 export { appendRounds, parseWorkerJob, runWorkerJob } from "./worker.ts";
 export type { WorkerChannel } from "./worker.ts";
+export { CONFORMANCE_ERROR_CODES, ConformanceError, type ConformanceErrorCode, isConformanceError } from "./errors.ts";
 export { registerGroups } from "./suite.ts";
 export type { ConformanceCase, ConformanceGroup, ConformanceOptions, ConformanceReport, SubjectTraits } from "./suite.ts";
 export {

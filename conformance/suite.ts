@@ -1,4 +1,5 @@
 import type { FsCapabilities, ShellConfinement } from "../core/mod.ts";
+import { checkBinding, checkSubject } from "./errors.ts";
 import type { CreateSubject, Harness, Subject } from "./harness.ts";
 
 /** One behaviour, checked on a fresh subject. */
@@ -53,6 +54,7 @@ export async function registerGroups(
   createSubject: CreateSubject,
   options?: ConformanceOptions,
 ): Promise<ConformanceReport> {
+  checkBinding(harness, createSubject);
   const known = new Set(groups.map((group) => group.name));
   const unknown = (options?.groups ?? []).filter((name) => !known.has(name));
   if (unknown.length > 0) {
@@ -61,6 +63,7 @@ export async function registerGroups(
     );
   }
   const first = await createSubject();
+  checkSubject(first);
   const races = first.races;
   const traits: SubjectTraits = {
     ...first.provider.capabilities,

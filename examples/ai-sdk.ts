@@ -1,9 +1,10 @@
-// The AI SDK quick start: an agent whose file tools are toolfs's. Run it with `npx tsx examples/ai-sdk.ts DIR`;
-// without a model it replays a scripted one (see scriptedModel) so it needs no key. With a provider package
-// installed, pass its model instead, e.g. `openai("gpt-5")` from @ai-sdk/openai.
+// The AI SDK quick start: an agent whose file tools are toolfs's. Run it with `npx tsx examples/ai-sdk.ts DIR`
+// (see the README's "The AI SDK"); without a model it replays a scripted one (see scriptedModel) so it needs no
+// key. With a provider package installed, pass its model instead, e.g. `openai("gpt-5")` from @ai-sdk/openai.
+// It exits 1, naming the calls that failed, when a tool call failed.
 import { isStepCount, type LanguageModel, ToolLoopAgent } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
-import { createToolkit } from "toolfs";
+import { createToolkit, type ToolResult } from "toolfs";
 import { createAiToolSet } from "toolfs/ai";
 import { createNodeProvider, createNodeSearchBackend } from "toolfs/node";
 
@@ -41,6 +42,18 @@ export function scriptedModel(): LanguageModel {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { text, toolResults } = await setRetries(scriptedModel(), process.argv[2] ?? process.cwd());
-  for (const result of toolResults) console.log(`[${result.toolName}]`, (result.output as { content: string }).content.split("\n")[0]);
-  console.log(text);
+  const failed: string[] = [];
+  for (const result of toolResults) {
+    const output = result.output as ToolResult;
+    const line = output.content.split("\n")[0];
+    console.log(`[${result.toolName}]`, line);
+    if (output.isError) failed.push(`${result.toolName} failed (${output.error?.code ?? "error"}): ${line}`);
+  }
+  // The model's answer is only a claim: a scripted one says it succeeded whatever the tools returned.
+  if (failed.length > 0) {
+    console.error(failed.join("\n"));
+    process.exitCode = 1;
+  } else {
+    console.log(text);
+  }
 }

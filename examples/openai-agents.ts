@@ -1,7 +1,8 @@
 // The OpenAI Agents quick start: an agent whose file tools are toolfs's, plus apply_patch through a toolfs
 // Editor. Run it with `npx tsx examples/openai-agents.ts DIR`; without a model it replays a scripted one (see
-// scriptedModel) so it needs no key. With OPENAI_API_KEY set, pass a model name such as "gpt-5" instead.
-import { Agent, applyPatchTool, type Model, type ModelResponse, run, setTracingDisabled, Usage } from "@openai/agents";
+// scriptedModel) so it needs no key. With OPENAI_API_KEY set, pass a model name such as "gpt-5" instead. It
+// exits 1, naming the calls that failed, when a tool call or the patch failed.
+import { Agent, applyPatchTool, type Model, type ModelResponse, type RunItem, run, setTracingDisabled, Usage } from "@openai/agents";
 import { createToolkit } from "toolfs";
 import { createNodeProvider, createNodeSearchBackend } from "toolfs/node";
 import { createOpenAIAgentsTools, createToolfsEditor } from "toolfs/openai-agents";
@@ -49,8 +50,29 @@ export function scriptedModel(): Model {
   };
 }
 
+/** The tool calls of a run that failed: a toolfs tool's error result, or an apply_patch the editor refused. */
+export function failedCalls(items: RunItem[]): string[] {
+  const failed: string[] = [];
+  for (const item of items) {
+    if (item.type !== "tool_call_output_item") continue;
+    const toolfs = (item.customData as { toolfs?: { isError: boolean; error?: { code: string } } } | undefined)?.toolfs;
+    const raw = item.rawItem;
+    const line = String(item.output).split("\n")[0];
+    if (toolfs?.isError) failed.push(`${"name" in raw ? raw.name : "tool"} failed (${toolfs.error?.code ?? "error"}): ${line}`);
+    else if (raw.type === "apply_patch_call_output" && raw.status === "failed") failed.push(`apply_patch failed: ${line}`);
+  }
+  return failed;
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   setTracingDisabled(true); // the scripted model has nowhere to send traces
-  const { text } = await setRetries(scriptedModel(), process.argv[2] ?? process.cwd());
-  console.log(text);
+  const { text, items } = await setRetries(scriptedModel(), process.argv[2] ?? process.cwd());
+  // The model's answer is only a claim: a scripted one says it succeeded whatever the tools returned.
+  const failed = failedCalls(items);
+  if (failed.length > 0) {
+    console.error(failed.join("\n"));
+    process.exitCode = 1;
+  } else {
+    console.log(text);
+  }
 }

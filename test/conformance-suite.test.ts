@@ -2,10 +2,19 @@
 // groups is either registered or reported as skipped with its reason, and a group name that matches no group
 // is an error instead of an empty run.
 import { describe, expect, test } from "vitest";
-import { createMemoryDriver } from "../adapters/memory/mod.ts";
+import { createMemoryDriver, createMemoryProvider } from "../adapters/memory/mod.ts";
 import { createMemorySubject } from "../adapters/memory/subject.ts";
 import { createFileSystem, type FsCapabilities, type FsDriver } from "../core/mod.ts";
-import { allGroups, capabilitiesGroup, type Harness, registerGroups, runConformance, type Subject } from "../conformance/mod.ts";
+import {
+  allGroups,
+  capabilitiesGroup,
+  type CreateSubject,
+  type Harness,
+  isConformanceError,
+  registerGroups,
+  runConformance,
+  type Subject,
+} from "../conformance/mod.ts";
 
 /** A harness that keeps what was registered and skipped, to run or inspect. */
 function collecting(withSkip = true): Harness & { tests: Map<string, () => Promise<void>>; skips: [string, string][] } {
@@ -109,5 +118,41 @@ describe("group names", () => {
     const report = await runConformance(harness, () => createMemorySubject(), { groups: ["tool-write"] });
     expect(report.registered.length).toBe(allGroups.find((g) => g.name === "tool-write")!.cases.length);
     expect(report.registered.every((name) => name.startsWith("tool-write: "))).toBe(true);
+  });
+});
+
+describe("binding mistakes", () => {
+  const rejection = (harness: unknown, create: unknown) =>
+    runConformance(harness as Harness, create as CreateSubject, { groups: ["resolve"] }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+
+  test("a promise of a subject (createMemorySubject(wrap) itself) is CONFORMANCE_NOT_A_FACTORY, and says what to pass", async () => {
+    const error = await rejection(collecting(), createMemorySubject((volume, cwd) => createMemoryProvider({ volume, cwd })));
+    expect(isConformanceError(error, "CONFORMANCE_NOT_A_FACTORY")).toBe(true);
+    expect((error as Error).message).toBe(
+      "The conformance suite's createSubject must be a function; it was handed a Promise (a subject already being built, such as createMemorySubject(wrap)): every case builds its own subject, so pass a function that builds one, such as () => createMemorySubject(wrap).",
+    );
+  });
+
+  test.for([undefined, null, {}, "memory"])("%j is CONFORMANCE_NOT_A_FACTORY too", async (value) => {
+    const error = await rejection(collecting(), value);
+    expect(isConformanceError(error, "CONFORMANCE_NOT_A_FACTORY")).toBe(true);
+    expect((error as Error).message).toContain("pass a function that builds a fresh subject, such as () => createMemorySubject()");
+  });
+
+  test("a runner's test function instead of a harness is CONFORMANCE_BAD_HARNESS", async () => {
+    const error = await rejection(test, () => createMemorySubject());
+    expect(isConformanceError(error, "CONFORMANCE_BAD_HARNESS")).toBe(true);
+    expect((error as Error).message).toContain("it was handed a function (pass { test }, not test)");
+  });
+
+  test("a factory that resolves to a factory is CONFORMANCE_NOT_A_SUBJECT", async () => {
+    const error = await rejection(collecting(), async () => createMemorySubject);
+    expect(isConformanceError(error, "CONFORMANCE_NOT_A_SUBJECT")).toBe(true);
+    expect((error as Error).message).toContain("it resolved to a function (return the subject it builds, not the function)");
+    const partial = await rejection(collecting(), async () => ({ provider: {} }));
+    expect((partial as Error).message).toContain("it resolved to an object without probe, dispose");
   });
 });

@@ -1,8 +1,9 @@
 // The `toolfs` command on Deno: binds the CLI to Deno.*. `toolfs acp` needs read access to node_modules, the
 // script and the session directories, --allow-env=npm_config_arch (to locate ripgrep) and
 // --allow-run=<rgPath>,bash,setsid,kill,ps (bash also starts bubblewrap for a sandboxed bash); the tool-call
-// commands need write access where they write; a model needs --allow-net to its host and --allow-env for its
-// key's variable. `toolfs mcp` needs the same as acp, plus --allow-net for --http.
+// commands need write access where they write, and offer all six tools: glob and grep fall back to the engine
+// where ripgrep may not run, and bash says which --allow-run it lacks. A model needs --allow-net to its host and
+// --allow-env for its key's variable. `toolfs mcp` needs the same as acp, plus --allow-net for --http.
 import {
   createEngineBackend,
   createFsSpillStore,
@@ -149,14 +150,21 @@ function mcp(tempRoots: readonly string[]): McpHost {
 }
 
 const tempRoots = (await Promise.all(["/tmp"].map((t) => Deno.realPath(t).catch(() => undefined)))).filter((t) => t !== undefined);
+const runner = createDenoProcessRunner();
 
 const status = await runCli(Deno.args, {
   cwd: Deno.cwd(),
   realDirectory,
   provider,
+  // As on Node: ripgrep where Deno may run it, else the engine (same results); the engine over a memory volume.
+  search: (backend, fs) => (backend === "node" ? createDenoSearchBackend({ engine: "fallback", runner }) : createEngineBackend(fs)),
+  // Created by the store on the first save; without --allow-write there, results over the cap are reported unsaved.
+  spillDirectory: spillDirectoryIn(tempRoots[0] ?? "/tmp", uid()),
+  // The toolkit checks --allow-run for bash's helpers itself and says which to grant when it cannot run.
+  runner,
   tempRoots,
   ...homeOption(),
-  confinement: () => detectBubblewrap(createDenoProcessRunner()),
+  confinement: () => detectBubblewrap(runner),
   ask: undefined,
   out: (text) => writeAll(Deno.stdout, text),
   err: (text) => writeAll(Deno.stderr, text),

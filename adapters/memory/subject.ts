@@ -8,7 +8,10 @@ import { createMemoryProvider, createMemoryVolume } from "./mod.ts";
 const ROOT = "/workspace";
 const OUTSIDE = "/outside";
 
-/** A fresh subject on its own volume. */
+/**
+ * A fresh subject on its own volume. It returns a promise of one subject, so the suite is handed
+ * `() => createMemorySubject(make)`, which builds one per case.
+ */
 export async function createMemorySubject(makeProvider?: (volume: Volume, cwd: string) => FileSystem): Promise<Subject> {
   const volume = createMemoryVolume();
   volume.mkdirSync(ROOT, { recursive: true });

@@ -23,7 +23,7 @@ let confinement: Promise<ShellConfinement> | undefined;
 /**
  * A fresh subject: an empty workspace and an outside directory under a new temporary directory, searched by
  * ripgrep from `@vscode/ripgrep`, raced by a second provider, by writers in other Node processes, and by
- * test/swap.py.
+ * test/swap.py. It returns a promise of one subject, so the suite is handed `() => createNodeSubject(make)`.
  */
 export async function createNodeSubject(makeProvider?: (cwd: string) => FileSystem): Promise<Subject> {
   const base = await fsp.realpath(await fsp.mkdtemp(join(tmpdir(), "toolfs-conformance-")));
