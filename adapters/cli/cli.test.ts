@@ -139,6 +139,45 @@ describe("runCli", () => {
     expect(detections).toBe(1);
   });
 
+  test("--flag=value reads as --flag value: prompt --sandbox=read-only, calls, repeats; a boolean given a value is a usage error", async () => {
+    const scripted = { async run() { return { exitCode: 0, signal: null, forced: false }; } };
+    const available = async () => ({ kind: "bubblewrap", available: true, program: "bwrap" }) as const;
+    const prompt = async (...argv: string[]) => {
+      const host = Object.assign(memoryHost({}), { runner: scripted, confinement: available });
+      expect(await runCli(["prompt", ...argv], host), argv.join(" ")).toBe(0);
+      return host.stdout;
+    };
+    const joined = await prompt("--sandbox=read-only", "--read-scope=workspace", "--deny=.env", "--deny", "*.pem", "--bash-env=CI");
+    expect(joined).toBe(await prompt("--sandbox", "read-only", "--read-scope", "workspace", "--deny", ".env", "--deny", "*.pem", "--bash-env", "CI"));
+    expect(joined).toContain("bash commands run sandboxed: no file can be written");
+    expect(joined).toContain('paths matching ".env", "*.pem" are hidden');
+
+    const denied = memoryHost({ ".env": "S=1\n", "a.txt": "a\n" });
+    expect(await runCli(["read", '{"path":".env"}', "read", '{"path":"a.txt"}', "--deny=.env", "--json", "--backend=memory", "--root=/ws"], denied)).toBe(1);
+    expect(denied.stdout.trim().split("\n").map((line) => JSON.parse(line).isError)).toEqual([true, false]);
+    const approved = memoryHost({});
+    const escalate = ["write", '{"path":"/etc/x","content":"x"}', "write", '{"path":"/etc/x","content":"x","sandbox_permissions":"full-access","justification":"asked"}'];
+    await runCli([...escalate, "--sandbox=workspace-write", "--approve=yes"], approved);
+    expect(approved.stdout).toContain("Created /etc/x");
+
+    for (const [argv, message] of [
+      [["tools", "--json=yes"], "--json takes no value"],
+      [["tools", "--network=1"], "--network takes no value"],
+      [["tools", "--backend=ftp"], '--backend must be node, memory or overlay, got "ftp"'],
+      [["tools", "--approve=maybe"], '--approve must be yes or no, got "maybe"'],
+      [["tools", "--sandbox=lax"], '--sandbox must be one of read-only, workspace-write, full-access, got "lax"'],
+      [["tools", "--frobnicate=1"], "unknown option --frobnicate"],
+      [["tools", "-x"], "unknown option -x"],
+    ] as const) {
+      const host = memoryHost({});
+      expect(await runCli(argv, host), argv.join(" ")).toBe(2);
+      expect(host.stderr).toMatch(new RegExp(`^toolfs: ${message.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\n\nUsage:`));
+    }
+    const help = memoryHost({});
+    expect(await runCli(["-h"], help)).toBe(0);
+    expect(help.stdout).toMatch(/^Usage:/);
+  });
+
   test("--approve answers escalation requests; otherwise the terminal is asked", async () => {
     const call = ["write", '{"path":"/etc/x","content":"x"}', "write", '{"path":"/etc/x","content":"x","sandbox_permissions":"full-access","justification":"asked"}'];
     const yes = memoryHost({});
@@ -208,6 +247,26 @@ describe("toolfs mcp", () => {
     const plain = mcpHost();
     expect(await runCli(["mcp", "--root", "/ws"], plain)).toBe(0);
     expect(plain.limits).toEqual([{}]);
+  });
+
+  test("--flag=value reads as --flag value; repeated --root; a value for a flag that takes none is a usage error", async () => {
+    const host = mcpHost();
+    host.runtime.volume.mkdirSync("/other");
+    expect(await runCli(["mcp", "--root=/ws", "--root=/other", "--max-message-bytes=8388608", "--sandbox=read-only", "--deny=.env", "--bash-env=CI"], host)).toBe(0);
+    expect(host.limits).toEqual([{ maxMessageBytes: 8388608 }]);
+    for (const [argv, message] of [
+      [["--network=yes"], "--network takes no value"],
+      [["--max-sessions=8"], "--max-sessions goes with --http"],
+      [["--http=127.0.0.1:x"], '--http takes HOST:PORT or PORT (such as 127.0.0.1:8765), got "127.0.0.1:x"'],
+      [["--backend=ftp"], '--backend must be node, memory or overlay, got "ftp"'],
+      [["--frobnicate=1"], "mcp does not take --frobnicate"],
+      [["stray"], "mcp does not take stray"],
+    ] as const) {
+      const bad = mcpHost();
+      expect(await runCli(["mcp", "--root=/ws", ...argv], bad), argv.join(" ")).toBe(2);
+      expect(bad.stderr, argv.join(" ")).toContain(`toolfs: ${message}\n\nUsage:`);
+      expect(bad.served).toEqual([]);
+    }
   });
 
   test("bad sandbox flags are usage errors, before anything is served", async () => {
@@ -325,6 +384,13 @@ describe("toolfs acp", () => {
       [["acp", "--max-steps", "0"], '--max-steps takes a positive whole number, got "0"'],
       [["acp", "--script"], "--script needs a value"],
       [["acp", "--root", "/"], "acp does not take --root"],
+      [["acp", "--composition=everything"], '--composition must be one of bash-glob-grep, coding, got "everything"'],
+      [["acp", "--max-steps=0"], '--max-steps takes a positive whole number, got "0"'],
+      [["acp", "--permission-mode=maybe"], '--permission-mode must be one of ask, allow-edits, allow-all, got "maybe"'],
+      [["acp", "--backend=memory"], '--backend must be one of node, overlay, got "memory"'],
+      [["acp", "--network=on"], "--network takes no value"],
+      [["acp", "--script=none.json"], "--script none.json: cannot read it (ENOENT: none.json)"],
+      [["acp", "stray"], "acp does not take stray"],
       [["acp", "--script", "none.json"], "--script none.json: cannot read it (ENOENT: none.json)"],
       [["acp", "--script", "bad.json"], "--script bad.json: The script is not valid: turns: Too small"],
       [["acp", "--sandbox", "open"], "--sandbox must be one of read-only, workspace-write, full-access"],
@@ -338,6 +404,16 @@ describe("toolfs acp", () => {
     const withoutAcp = memoryHost({});
     expect(await runCli(["acp"], withoutAcp)).toBe(2);
     expect(withoutAcp.stderr).toBe("toolfs: acp cannot run on this runtime\n");
+  });
+
+  test("--flag=value reads as --flag value", async () => {
+    const { host, peer, stop, stderr } = acpHost({ "s.json": '{"turns":[{"text":"hi"}]}' });
+    const status = runCli(["acp", "--script=s.json", "--composition=coding", "--permission-mode=allow-all", "--max-steps=3"], host);
+    const init = await peer.request("initialize", { protocolVersion: 1 });
+    expect(init.result).toMatchObject({ agentInfo: { title: "toolfs (coding)" } });
+    stop.abort();
+    expect(await status).toBe(0);
+    expect(stderr()).toBe("");
   });
 
   test("serves the protocol on the host's streams until the host's signal fires; stdout stays untouched", async () => {

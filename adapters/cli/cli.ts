@@ -24,7 +24,7 @@ import { createModel } from "../acp/drivers.ts";
 import { createScriptedModel, type Model, ModelError, parseScript } from "../acp/model.ts";
 import type { AcpRuntime } from "../acp/mod.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../acp/permissions.ts";
-import { noFlags, type SandboxFlags, sandboxFlag, UsageError } from "./flags.ts";
+import { oneOf, type OptionSpec, positiveFlag, readArgs, SANDBOX_OPTIONS, type SandboxFlags, sandboxFlags, stringFlag, UsageError } from "./flags.ts";
 import { MCP_USAGE, type McpHost, runMcp } from "./mcp.ts";
 
 /** What the CLI needs from its runtime. */
@@ -291,40 +291,40 @@ interface AcpArgs {
   readonly flags: SandboxFlags;
 }
 
+const ACP_OPTIONS: OptionSpec = {
+  ...SANDBOX_OPTIONS,
+  composition: { type: "string" },
+  script: { type: "string" },
+  model: { type: "string" },
+  "base-url": { type: "string" },
+  "api-key-env": { type: "string" },
+  "context-window": { type: "string" },
+  "max-tokens": { type: "string" },
+  "max-steps": { type: "string" },
+  "permission-mode": { type: "string" },
+  backend: { type: "string" },
+};
+
 function parseAcp(argv: readonly string[]): AcpArgs | "help" {
-  const args: AcpArgs = { composition: "bash-glob-grep", permissionMode: "ask", backend: "node", flags: noFlags() };
-  const positive = (flag: string, text: string): number => {
-    if (!/^[1-9]\d*$/.test(text)) throw new UsageError(`${flag} takes a positive whole number, got "${text}"`);
-    return Number(text);
+  const read = readArgs(argv, ACP_OPTIONS, (arg) => `acp does not take ${arg}`);
+  if (read.help) return "help";
+  const [extra] = read.positionals;
+  if (extra !== undefined) throw new UsageError(`acp does not take ${extra}`);
+  const text = (name: string) => stringFlag(read, name);
+  const positive = (name: string) => {
+    const value = text(name);
+    return value === undefined ? undefined : positiveFlag(`--${name}`, value);
   };
-  const oneOf = <T extends string>(flag: string, text: string, values: readonly T[]): T => {
-    if (!(values as readonly string[]).includes(text)) throw new UsageError(`${flag} must be one of ${values.join(", ")}, got "${text}"`);
-    return text as T;
+  const mode = text("permission-mode");
+  const backend = text("backend");
+  const args: AcpArgs = {
+    composition: text("composition") ?? "bash-glob-grep",
+    permissionMode: mode === undefined ? "ask" : oneOf("--permission-mode", mode, PERMISSION_MODES),
+    backend: backend === undefined ? "node" : oneOf("--backend", backend, ["node", "overlay"] as const),
+    flags: sandboxFlags(read),
   };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg === "--help" || arg === "-h") return "help";
-    const taken = sandboxFlag(argv, i, args.flags);
-    if (taken > 0) {
-      i += taken - 1;
-      continue;
-    }
-    const value = argv[i + 1];
-    if (!arg.startsWith("--")) throw new UsageError(`acp does not take ${arg}`);
-    if (value === undefined) throw new UsageError(`${arg} needs a value`);
-    i++;
-    if (arg === "--composition") args.composition = value;
-    else if (arg === "--script") args.script = value;
-    else if (arg === "--model") args.model = value;
-    else if (arg === "--base-url") args.baseUrl = value;
-    else if (arg === "--api-key-env") args.apiKeyEnv = value;
-    else if (arg === "--context-window") args.contextWindow = positive(arg, value);
-    else if (arg === "--max-tokens") args.maxTokens = positive(arg, value);
-    else if (arg === "--max-steps") args.maxSteps = positive(arg, value);
-    else if (arg === "--permission-mode") args.permissionMode = oneOf(arg, value, PERMISSION_MODES);
-    else if (arg === "--backend") args.backend = oneOf(arg, value, ["node", "overlay"] as const);
-    else throw new UsageError(`acp does not take ${arg}`);
-  }
+  const optional = { script: text("script"), model: text("model"), baseUrl: text("base-url"), apiKeyEnv: text("api-key-env"), contextWindow: positive("context-window"), maxTokens: positive("max-tokens"), maxSteps: positive("max-steps") };
+  for (const [key, value] of Object.entries(optional)) if (value !== undefined) Object.assign(args, { [key]: value });
   if (args.script !== undefined && args.model !== undefined) throw new UsageError("give --model or --script, not both");
   const modelOnly = (["baseUrl", "apiKeyEnv", "contextWindow", "maxTokens"] as const).find((k) => args[k] !== undefined);
   if (modelOnly && args.model === undefined) throw new UsageError(`--${modelOnly.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} goes with --model`);
@@ -435,38 +435,27 @@ function approver(parsed: Parsed, host: CliHost): { approve?: (request: Approval
   };
 }
 
+const OPTIONS: OptionSpec = {
+  ...SANDBOX_OPTIONS,
+  root: { type: "string" },
+  backend: { type: "string" },
+  commit: { type: "boolean" },
+  approve: { type: "string" },
+  json: { type: "boolean" },
+};
+
 function parse(argv: readonly string[]): Parsed {
-  const positional: string[] = [];
-  let root: string | undefined;
-  let backend: "node" | "memory" | "overlay" = "node";
-  let commit = false;
-  const flags = noFlags();
-  let approve: "yes" | "no" | undefined;
-  let json = false;
-  const value = (i: number, flag: string): string => {
-    const next = argv[i + 1];
-    if (next === undefined) throw new UsageError(`${flag} needs a value`);
-    return next;
-  };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg === "--help" || arg === "-h") return { command: "help", calls: [], root, backend, commit, flags, approve, json };
-    const taken = sandboxFlag(argv, i, flags);
-    if (taken > 0) i += taken - 1;
-    else if (arg === "--json") json = true;
-    else if (arg === "--commit") commit = true;
-    else if (arg === "--root") root = value(i++, arg);
-    else if (arg === "--backend") {
-      const chosen = value(i++, arg);
-      if (chosen !== "node" && chosen !== "memory" && chosen !== "overlay") throw new UsageError(`--backend must be node, memory or overlay, got "${chosen}"`);
-      backend = chosen;
-    } else if (arg === "--approve") {
-      const chosen = value(i++, arg);
-      if (chosen !== "yes" && chosen !== "no") throw new UsageError(`--approve must be yes or no, got "${chosen}"`);
-      approve = chosen;
-    } else if (arg.startsWith("--")) throw new UsageError(`unknown option ${arg}`);
-    else positional.push(arg);
-  }
+  const read = readArgs(argv, OPTIONS, (arg) => `unknown option ${arg}`);
+  const root = stringFlag(read, "root");
+  const flags = sandboxFlags(read);
+  const commit = read.values.commit === true;
+  const json = read.values.json === true;
+  const chosen = stringFlag(read, "backend");
+  const backend = chosen === undefined ? "node" : oneOf("--backend", chosen, ["node", "memory", "overlay"] as const, "node, memory or overlay");
+  const answer = stringFlag(read, "approve");
+  const approve = answer === undefined ? undefined : oneOf("--approve", answer, ["yes", "no"] as const, "yes or no");
+  if (read.help) return { command: "help", calls: [], root, backend, commit, flags, approve, json };
+  const positional = read.positionals;
   if (commit && backend !== "overlay") throw new UsageError("--commit goes with --backend overlay");
   const base = { root, backend, commit, flags, approve, json };
   if (positional.length === 0) throw new UsageError("name a tool to call, or tools, or prompt");

@@ -2,7 +2,7 @@
 // dependency, so it is loaded only here, when the command runs.
 import type { McpHttpHandler, McpRuntime, ToolfsMcpSession } from "../mcp/mod.ts";
 import type { CliHost } from "./cli.ts";
-import { noFlags, positiveFlag, type SandboxFlags, sandboxFlag, UsageError } from "./flags.ts";
+import { oneOf, type OptionSpec, positiveFlag, readArgs, SANDBOX_OPTIONS, type SandboxFlags, sandboxFlags, stringFlag, UsageError } from "./flags.ts";
 
 /** What `toolfs mcp` takes from its runtime. */
 export interface McpHost {
@@ -148,40 +148,38 @@ function undefinedIfBlank(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === "" ? undefined : value;
 }
 
+const OPTIONS: OptionSpec = {
+  ...SANDBOX_OPTIONS,
+  root: { type: "string", multiple: true },
+  backend: { type: "string" },
+  http: { type: "string" },
+  "max-message-bytes": { type: "string" },
+  "max-sessions": { type: "string" },
+  "idle-timeout": { type: "string" },
+};
+
 function parse(argv: readonly string[]): McpArgs {
-  const roots: string[] = [];
-  const flags = noFlags();
-  let backend: "node" | "memory" | "overlay" = "node";
-  let http: McpArgs["http"];
-  let maxMessageBytes: number | undefined;
-  let maxSessions: number | undefined;
-  let idleTimeoutSeconds: number | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const taken = sandboxFlag(argv, i, flags);
-    if (taken > 0) {
-      i += taken - 1;
-      continue;
-    }
-    const value = (): string => {
-      const next = argv[++i];
-      if (next === undefined) throw new UsageError(`${arg} needs a value`);
-      return next;
-    };
-    if (arg === "--root") roots.push(value());
-    else if (arg === "--backend") {
-      const chosen = value();
-      if (chosen !== "node" && chosen !== "memory" && chosen !== "overlay") throw new UsageError(`--backend must be node, memory or overlay, got "${chosen}"`);
-      backend = chosen;
-    } else if (arg === "--http") http = address(value());
-    else if (arg === "--max-message-bytes") maxMessageBytes = positiveFlag(arg, value());
-    else if (arg === "--max-sessions") maxSessions = positiveFlag(arg, value());
-    else if (arg === "--idle-timeout") idleTimeoutSeconds = positiveFlag(arg, value());
-    else throw new UsageError(`mcp does not take ${arg}`);
-  }
+  const args = readArgs(argv, OPTIONS, (arg) => `mcp does not take ${arg}`);
+  // --help is read as a mistake here, as before: the usage text follows every usage error.
+  if (args.help) throw new UsageError("mcp does not take --help");
+  const [extra] = args.positionals;
+  if (extra !== undefined) throw new UsageError(`mcp does not take ${extra}`);
+  const flags = sandboxFlags(args);
+  const text = (name: string) => stringFlag(args, name);
+  const positive = (name: string) => {
+    const value = text(name);
+    return value === undefined ? undefined : positiveFlag(`--${name}`, value);
+  };
+  const chosen = text("backend");
+  const backend = chosen === undefined ? "node" : oneOf("--backend", chosen, ["node", "memory", "overlay"] as const, "node, memory or overlay");
+  const given = text("http");
+  const http = given === undefined ? undefined : address(given);
+  const maxMessageBytes = positive("max-message-bytes");
+  const maxSessions = positive("max-sessions");
+  const idleTimeoutSeconds = positive("idle-timeout");
   if (!http && maxSessions !== undefined) throw new UsageError("--max-sessions goes with --http");
   if (!http && idleTimeoutSeconds !== undefined) throw new UsageError("--idle-timeout goes with --http");
-  return { roots, flags, backend, http, maxMessageBytes, maxSessions, idleTimeoutSeconds };
+  return { roots: [...((args.values.root as string[] | undefined) ?? [])], flags, backend, http, maxMessageBytes, maxSessions, idleTimeoutSeconds };
 }
 
 function address(text: string): { host: string; port: number } {
