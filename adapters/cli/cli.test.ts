@@ -267,6 +267,10 @@ describe("toolfs mcp", () => {
       expect(bad.stderr, argv.join(" ")).toContain(`toolfs: ${message}\n\nUsage:`);
       expect(bad.served).toEqual([]);
     }
+    const help = mcpHost();
+    expect(await runCli(["mcp", "--help"], help)).toBe(0);
+    expect(help.stderr).toMatch(/^Usage:[\s\S]*mcp options:/);
+    expect([help.stdout, help.served]).toEqual(["", []]);
   });
 
   test("bad sandbox flags are usage errors, before anything is served", async () => {

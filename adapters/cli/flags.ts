@@ -2,7 +2,8 @@
 // Deno serves too: `--flag value`, `--flag=value`, repeats, `--` and positionals), and the sandbox flags every
 // surface takes (the tool-call commands, `acp` and `mcp`), parsed one way.
 import { parseArgs } from "node:util";
-import { READ_SCOPES, type ReadScope, SANDBOX_MODES, type SandboxMode } from "../../core/mod.ts";
+import { READ_SCOPES, type ReadScope, SANDBOX_MODES, type SandboxMode, type SandboxOptions } from "../../core/mod.ts";
+import type { CliHost } from "./host.ts";
 
 /** Bad command-line usage: the message is printed with the usage text, and the status is 2. */
 export class UsageError extends Error {}
@@ -94,4 +95,23 @@ export function sandboxFlags(args: ReadArgs): SandboxFlags {
 export function positiveFlag(flag: string, text: string): number {
   if (!/^[1-9]\d*$/.test(text) || !Number.isSafeInteger(Number(text))) throw new UsageError(`${flag} takes a positive whole number, got "${text}"`);
   return Number(text);
+}
+
+/**
+ * The toolkit's sandbox options for the flags, or undefined when none was given. A read scope, a deny list or
+ * the network flag without --sandbox means full-access writes with those limits.
+ */
+export async function sandboxOptions(flags: SandboxFlags, host: CliHost, withBash: boolean): Promise<Omit<SandboxOptions, "approve"> | undefined> {
+  if (!flags.sandbox && !flags.readScope && flags.deny.length === 0 && !flags.network) return undefined;
+  const mode = flags.sandbox ?? "full-access";
+  const confine = withBash && host.confinement && (mode !== "full-access" || flags.deny.length > 0 || flags.readScope === "workspace");
+  return {
+    mode,
+    writableRoots: host.tempRoots,
+    ...(flags.readScope ? { readScope: flags.readScope } : {}),
+    ...(flags.deny.length > 0 ? { deny: flags.deny } : {}),
+    ...(host.home ? { home: host.home } : {}),
+    network: flags.network,
+    ...(confine ? { confinement: await host.confinement!() } : {}),
+  };
 }

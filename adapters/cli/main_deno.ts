@@ -15,8 +15,8 @@ import {
 } from "../../core/mod.ts";
 import type { McpRuntime, McpWorkspace } from "../mcp/mod.ts";
 import { createDenoProcessRunner, createDenoProvider, createDenoSearchBackend } from "../deno/mod.ts";
-import { type AcpHost, runCli } from "./cli.ts";
-import type { McpHost } from "./mcp.ts";
+import { runCli } from "./cli.ts";
+import type { AcpHost, McpHost } from "./host.ts";
 
 const encoder = new TextEncoder();
 

@@ -1,49 +1,12 @@
 // `toolfs mcp`: the MCP server on stdio, or on Streamable HTTP with --http. The MCP SDK is an optional peer
 // dependency, so it is loaded only here, when the command runs.
-import type { McpHttpHandler, McpRuntime, ToolfsMcpSession } from "../mcp/mod.ts";
-import type { CliHost } from "./cli.ts";
+import type { ToolfsMcpSession } from "../mcp/mod.ts";
 import { oneOf, type OptionSpec, positiveFlag, readArgs, SANDBOX_OPTIONS, type SandboxFlags, sandboxFlags, stringFlag, UsageError } from "./flags.ts";
+import type { CliHost } from "./host.ts";
+import { TOKEN_VARIABLE, USAGE, usage as usageError } from "./usage.ts";
 
-/** What `toolfs mcp` takes from its runtime. */
-export interface McpHost {
-  /** The runtime for a backend; its workspaces are shared by every session with the same roots. */
-  runtime(backend: "node" | "memory" | "overlay"): McpRuntime;
-  /** Serves one session on stdin/stdout; resolves when the client goes away or the process is stopped. */
-  stdio(session: ToolfsMcpSession, limits: { readonly maxMessageBytes?: number; readonly log: (line: string) => void }): Promise<void>;
-  /** Serves the handler on host:port; calls `listening` with the bound URL; resolves when the process is stopped. */
-  http(handler: McpHttpHandler, host: string, port: number, listening: (url: string) => void): Promise<void>;
-  env(name: string): string | undefined;
-}
-
-/** The environment variable that holds the bearer token HTTP clients must send. */
-export const TOKEN_VARIABLE = "TOOLFS_MCP_TOKEN";
-
-/** The lines `toolfs --help` shows for mcp: the command, and its options. */
-export const MCP_USAGE = {
-  command: `  toolfs mcp [--root DIR]... [--backend node|memory|overlay] [--http HOST:PORT] [sandbox options]
-                              serve the tools over the Model Context Protocol (stdio unless --http)`,
-  options: `mcp options:
-  --root DIR            a workspace root (repeatable; the first is where relative paths start, and a path in
-                        another is written NAME/path, NAME being its folder's name); without one, the
-                        client's roots are used
-  --sandbox MODE        read-only | workspace-write (default: writes inside the roots and temp directories)
-                        | full-access
-  --read-scope SCOPE    workspace (the default for mcp, as the reference filesystem server: read, glob, grep
-                        and bash see only the roots and temp directories) | anywhere (the default under
-                        full-access)
-  --deny GLOB, --network, --bash-env NAME   as above
-                        bash (node backend) runs confined by bubblewrap, or is not offered where it cannot be;
-                        only full-access without --deny or --read-scope workspace runs it unconfined
-  --backend overlay     writes are kept in memory, apart from the files: the client reads them as the resource
-                        toolfs://overlay/changes.patch, and the commit tool applies them once the user approves
-  --http HOST:PORT      Streamable HTTP at http://HOST:PORT/mcp (HOST defaults to 127.0.0.1); a non-loopback
-                        HOST requires ${TOKEN_VARIABLE}, the bearer token every request must carry
-  --max-message-bytes N the longest message read: a stdio line (default 10 MiB; longer is answered -32600)
-                        or an HTTP request body (default 4 MiB; larger gets 413)
-  --max-sessions N      with --http: sessions open at once (default 256); a new one closes the one idle
-                        longest, and gets 503 only when every session is busy
-  --idle-timeout SECONDS  with --http: a session idle this long is closed (default 1800)`,
-};
+export type { McpHost } from "./host.ts";
+export { TOKEN_VARIABLE } from "./usage.ts";
 
 const LOOPBACK = ["127.0.0.1", "localhost", "[::1]", "::1"];
 
@@ -58,10 +21,17 @@ interface McpArgs {
 }
 
 /** Runs `toolfs mcp`; resolves to the exit status. */
-export async function runMcp(argv: readonly string[], host: CliHost, usage: (message: string) => number): Promise<number> {
+export async function runMcp(argv: readonly string[], host: CliHost): Promise<number> {
+  const usage = (message: string) => usageError(host, message);
   let args: McpArgs;
   try {
-    args = parse(argv);
+    const parsed = parse(argv);
+    if (parsed === "help") {
+      // On stderr, as for acp: stdout is the protocol's.
+      host.err(`${USAGE}\n`);
+      return 0;
+    }
+    args = parsed;
   } catch (error) {
     if (error instanceof UsageError) return usage(error.message);
     throw error;
@@ -158,10 +128,9 @@ const OPTIONS: OptionSpec = {
   "idle-timeout": { type: "string" },
 };
 
-function parse(argv: readonly string[]): McpArgs {
+function parse(argv: readonly string[]): McpArgs | "help" {
   const args = readArgs(argv, OPTIONS, (arg) => `mcp does not take ${arg}`);
-  // --help is read as a mistake here, as before: the usage text follows every usage error.
-  if (args.help) throw new UsageError("mcp does not take --help");
+  if (args.help) return "help";
   const [extra] = args.positionals;
   if (extra !== undefined) throw new UsageError(`mcp does not take ${extra}`);
   const flags = sandboxFlags(args);

@@ -8,7 +8,7 @@ import { Readable } from "node:stream";
 import { createEngineBackend, createFsSpillStore, createOverlayProvider, createOverlaySearchBackend, type ProcessRunner, type ShellConfinement } from "../../core/mod.ts";
 import type { McpHttpHandler, McpRuntime, McpWorkspace } from "../mcp/mod.ts";
 import { createNodeProvider, createNodeSearchBackend } from "../node/mod.ts";
-import type { McpHost } from "./mcp.ts";
+import type { McpHost } from "./host.ts";
 
 export interface NodeMcpHostOptions {
   readonly runner: ProcessRunner;
