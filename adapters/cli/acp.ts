@@ -7,6 +7,7 @@ import { createScriptedModel, type Model, ModelError, parseScript } from "../acp
 import { PERMISSION_MODES, type PermissionMode } from "../acp/permissions.ts";
 import { oneOf, type OptionSpec, positiveFlag, readArgs, SANDBOX_OPTIONS, type SandboxFlags, sandboxFlags, sandboxOptions, stringFlag, UsageError } from "./flags.ts";
 import type { CliHost } from "./host.ts";
+import { PEERS, withPeer } from "./peers.ts";
 import { USAGE, usage } from "./usage.ts";
 
 interface AcpArgs {
@@ -122,8 +123,11 @@ export async function runAcp(argv: readonly string[], host: CliHost): Promise<nu
     if (!(error instanceof RangeError)) throw error;
     return usage(host, error.message);
   }
+  // Loaded before the streams are opened, so that a missing SDK leaves stdin alone.
+  const served = await withPeer((text) => host.err(text), "acp", PEERS.acp, () => import("../acp/serve.ts"));
+  if (!served) return 2;
+  const { serveAcp } = served;
   const { input, output, signal } = acp.stdio();
-  const { serveAcp } = await import("../acp/serve.ts");
   try {
     await serveAcp({
       input,

@@ -178,6 +178,15 @@ describe("runCli", () => {
     expect(help.stdout).toMatch(/^Usage:/);
   });
 
+  test("--backend memory without memfs names the package to install, and other failures are not disguised", async () => {
+    const missing = Object.assign(new Error("Cannot find package 'memfs' imported from /x/dist/load.js"), { code: "ERR_MODULE_NOT_FOUND" });
+    const host = Object.assign(memoryHost({}), { provider: async () => Promise.reject(missing) });
+    expect(await runCli(["tools", "--backend", "memory"], host)).toBe(2);
+    expect(host.stderr).toBe("toolfs: --backend memory needs the optional dependency memfs: npm i memfs (Cannot find package 'memfs' imported from /x/dist/load.js)\n");
+    const broken = Object.assign(memoryHost({}), { provider: async () => Promise.reject(new Error("EIO")) });
+    await expect(runCli(["tools", "--backend", "memory"], broken)).rejects.toThrow("EIO");
+  });
+
   test("--approve answers escalation requests; otherwise the terminal is asked", async () => {
     const call = ["write", '{"path":"/etc/x","content":"x"}', "write", '{"path":"/etc/x","content":"x","sandbox_permissions":"full-access","justification":"asked"}'];
     const yes = memoryHost({});
@@ -271,6 +280,23 @@ describe("toolfs mcp", () => {
     expect(await runCli(["mcp", "--help"], help)).toBe(0);
     expect(help.stderr).toMatch(/^Usage:[\s\S]*mcp options:/);
     expect([help.stdout, help.served]).toEqual(["", []]);
+  });
+
+  test("without --root, stderr says in one line what is offered and why bash is not", async () => {
+    const host = mcpHost();
+    expect(await runCli(["mcp"], host)).toBe(0);
+    expect(host.stderr).toBe("toolfs mcp: no --root given: the tools work in the roots the client names (MCP roots); until it names one, every call fails and bash is not offered\n");
+    const rooted = mcpHost();
+    await runCli(["mcp", "--root", "/ws"], rooted);
+    expect(rooted.stderr).toBe("");
+  });
+
+  test("--backend memory without memfs names the package to install", async () => {
+    const runtime = memoryRuntime();
+    const missing = Object.assign(new Error("Cannot find package 'memfs' imported from /x/dist/load.js"), { code: "ERR_MODULE_NOT_FOUND" });
+    const host = mcpHost(Object.assign({ ...runtime, workspace: async () => Promise.reject(missing) }, { volume: runtime.volume }));
+    expect(await runCli(["mcp", "--root", "/ws", "--backend", "memory"], host)).toBe(2);
+    expect(host.stderr).toBe("toolfs: --backend memory needs the optional dependency memfs: npm i memfs (Cannot find package 'memfs' imported from /x/dist/load.js)\n");
   });
 
   test("bad sandbox flags are usage errors, before anything is served", async () => {
@@ -581,6 +607,34 @@ describe("the toolfs executable", () => {
     expect(stdout).toContain("a.txt\n[exit code: 0]");
     expect(existsSync(join(home.path, marker))).toBe(false);
   });
+
+  test("without an optional peer, every entry point names the package to install and exits 2, without a stack trace", async () => {
+    // The package as installed without its optional peers: dist/ beside its dependencies only (and, for the
+    // memory backend under mcp, the MCP SDK), so memfs and the ACP SDK cannot be found.
+    const { cpSync, mkdirSync, symlinkSync } = await import("node:fs");
+    const pkg = join(dir, "pkg");
+    mkdirSync(join(pkg, "node_modules/@vscode"), { recursive: true });
+    mkdirSync(join(pkg, "node_modules/@modelcontextprotocol"), { recursive: true });
+    cpSync(fileURLToPath(new URL("../../dist", import.meta.url)), join(pkg, "dist"), { recursive: true });
+    writeFileSync(join(pkg, "package.json"), '{"type":"module"}');
+    const modules = fileURLToPath(new URL("../../node_modules", import.meta.url));
+    for (const name of ["diff", "eventsource-parser", "re2js", "zod", "@vscode/ripgrep"]) symlinkSync(realpathSync(join(modules, name)), join(pkg, "node_modules", name));
+    writeFileSync(join(dir, "a.txt"), "a\n");
+    writeFileSync(join(dir, "s.json"), '{"turns":[{"text":"hi"}]}');
+    const bin = join(pkg, "dist/cli.js");
+    const fails = async (argv: string[]) => {
+      const failure = await run(process.execPath, [bin, ...argv], { cwd: dir }).then(() => undefined, (error: { code: number; stdout: string; stderr: string }) => error);
+      expect(failure, argv.join(" ")).toBeDefined();
+      expect([failure!.code, failure!.stdout], argv.join(" ")).toEqual([2, ""]);
+      expect(failure!.stderr).not.toMatch(/\n\s+at /);
+      return failure!.stderr;
+    };
+    expect(await fails(["read", '{"path":"a.txt"}', "--backend", "memory"])).toMatch(/^toolfs: --backend memory needs the optional dependency memfs: npm i memfs \(.*\)\n$/);
+    expect(await fails(["acp", "--script", "s.json"])).toMatch(/^toolfs: acp needs the optional dependency @agentclientprotocol\/sdk: npm i @agentclientprotocol\/sdk \(/);
+    expect(await fails(["mcp", "--root", dir])).toMatch(/^toolfs: mcp needs the optional dependency @modelcontextprotocol\/server: npm i @modelcontextprotocol\/server \(/);
+    symlinkSync(realpathSync(join(modules, "@modelcontextprotocol/server")), join(pkg, "node_modules/@modelcontextprotocol/server"));
+    expect(await fails(["mcp", "--root", dir, "--backend", "memory"])).toMatch(/^toolfs: --backend memory needs the optional dependency memfs: npm i memfs \(/);
+  }, 60_000);
 
   test("a failing call exits 1", async () => {
     await expect(run(process.execPath, [cli, "read", '{"path":"missing.txt"}', "--root", dir])).rejects.toMatchObject({ code: 1 });

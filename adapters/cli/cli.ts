@@ -17,6 +17,7 @@ import { runAcp } from "./acp.ts";
 import { oneOf, type OptionSpec, readArgs, SANDBOX_OPTIONS, type SandboxFlags, sandboxFlags, sandboxOptions, stringFlag, UsageError } from "./flags.ts";
 import type { CliHost } from "./host.ts";
 import { runMcp } from "./mcp.ts";
+import { PEERS, withPeer } from "./peers.ts";
 import { USAGE, usage } from "./usage.ts";
 
 export type { AcpHost, AcpStdio, CliHost, McpHost } from "./host.ts";
@@ -53,7 +54,8 @@ export async function runCli(argv: readonly string[], host: CliHost): Promise<nu
     return 2;
   }
   const storage = parsed.backend === "memory" ? "memory" : "node";
-  const base = await host.provider(storage, root);
+  const base = await withPeer((text) => host.err(text), "--backend memory", PEERS.memory, () => host.provider(storage, root));
+  if (!base) return 2;
   // The overlay writes nothing to the tree; spilled search results go to their folder as usual, outside it.
   const overlay = parsed.backend === "overlay" ? createOverlayProvider({ base }) : undefined;
   const fs = overlay ?? base;

@@ -3,6 +3,7 @@
 import type { ToolfsMcpSession } from "../mcp/mod.ts";
 import { oneOf, type OptionSpec, positiveFlag, readArgs, SANDBOX_OPTIONS, type SandboxFlags, sandboxFlags, stringFlag, UsageError } from "./flags.ts";
 import type { CliHost } from "./host.ts";
+import { PEERS, withPeer } from "./peers.ts";
 import { TOKEN_VARIABLE, USAGE, usage as usageError } from "./usage.ts";
 
 export type { McpHost } from "./host.ts";
@@ -55,13 +56,8 @@ export async function runMcp(argv: readonly string[], host: CliHost): Promise<nu
     host.err(`toolfs: --http on ${args.http.host} is reachable from other machines; set ${TOKEN_VARIABLE} to a secret first\n`);
     return 2;
   }
-  let mcp: typeof import("../mcp/mod.ts");
-  try {
-    mcp = await import("../mcp/mod.ts");
-  } catch (error) {
-    host.err(`toolfs: mcp needs the optional dependency @modelcontextprotocol/server: npm i @modelcontextprotocol/server (${(error as Error).message})\n`);
-    return 2;
-  }
+  const mcp = await withPeer((text) => host.err(text), "mcp", PEERS.mcp, () => import("../mcp/mod.ts"));
+  if (!mcp) return 2;
   const runtime = mcpHost.runtime(args.backend);
   const log = (line: string) => host.err(`${line}\n`);
   const { flags } = args;
@@ -78,14 +74,18 @@ export async function runMcp(argv: readonly string[], host: CliHost): Promise<nu
   const session = () => mcp.createToolfsMcpSession(options);
   // The first session is built now, before any client: a bad --deny is a usage error, bubblewrap is detected
   // once, and what is withheld is said once, on stderr (the tool list simply leaves it out).
-  let first: ToolfsMcpSession;
+  let first: ToolfsMcpSession | undefined;
   try {
-    first = await session();
+    // The memory backend loads memfs with its first workspace.
+    first = await withPeer((text) => host.err(text), "--backend memory", PEERS.memory, session);
+    if (!first) return 2;
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     return usage(error.message);
   }
   for (const reason of Object.values(first.withheld)) log(`toolfs mcp: ${reason}`);
+  // Said because nothing else would: the tool list of a session without roots quietly leaves bash out.
+  if (roots.length === 0) log("toolfs mcp: no --root given: the tools work in the roots the client names (MCP roots); until it names one, every call fails and bash is not offered");
   if (!args.http) {
     await mcpHost.stdio(first, { log, ...(args.maxMessageBytes === undefined ? {} : { maxMessageBytes: args.maxMessageBytes }) });
     return 0;
