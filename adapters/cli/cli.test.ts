@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -634,6 +634,41 @@ describe("the toolfs executable", () => {
     expect(await fails(["mcp", "--root", dir])).toMatch(/^toolfs: mcp needs the optional dependency @modelcontextprotocol\/server: npm i @modelcontextprotocol\/server \(/);
     symlinkSync(realpathSync(join(modules, "@modelcontextprotocol/server")), join(pkg, "node_modules/@modelcontextprotocol/server"));
     expect(await fails(["mcp", "--root", dir, "--backend", "memory"])).toMatch(/^toolfs: --backend memory needs the optional dependency memfs: npm i memfs \(/);
+  }, 60_000);
+
+  // Started as npm starts a bin (npx, npm exec, npm run): a shell between, which does not pass signals on.
+  function serve() {
+    const command = `"${process.execPath}" "${cli}" mcp --root "${dir}" --http 127.0.0.1:0; echo "server exited $?" >&2`;
+    const child = spawn("sh", ["-c", command], { env: { ...process.env, npm_lifecycle_event: "npx" }, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    const listening = new Promise<void>((resolve) => child.stderr.on("data", (chunk: Buffer) => ((stderr += chunk), stderr.includes("listening on") && resolve())));
+    // Every holder of the pipes gone: the shell and the server.
+    const closed = new Promise<void>((resolve) => child.on("close", () => resolve()));
+    const server = async () => Number(execFileSync("ps", ["-o", "pid=", "--ppid", String(child.pid)], { encoding: "utf8" }).trim());
+    onTestFinished(async () => {
+      const pid = await server().catch(() => NaN);
+      if (pid > 0) process.kill(pid, "SIGKILL");
+    });
+    return { child, listening, closed, server, stderr: () => stderr };
+  }
+
+  test.for(["SIGTERM", "SIGHUP", "SIGINT"] as const)("toolfs mcp --http exits cleanly on %s", { timeout: 60_000 }, async (signal) => {
+    const { listening, closed, server, stderr } = serve();
+    await listening;
+    process.kill(await server(), signal);
+    await closed;
+    expect(stderr()).toContain("server exited 0\n");
+  });
+
+  test("toolfs mcp --http started by npm exits when its parent shell is stopped (npx forwards SIGTERM only to that shell)", async () => {
+    const { child, listening, closed, server } = serve();
+    await listening;
+    const pid = await server();
+    child.kill("SIGTERM");
+    await closed;
+    // Gone, or a zombie where nobody reaps orphans (a container's init): it has exited either way.
+    const state = () => (existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]![0] : "gone");
+    expect(["gone", "Z"]).toContain(state());
   }, 60_000);
 
   test("a failing call exits 1", async () => {

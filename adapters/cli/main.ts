@@ -86,5 +86,7 @@ process.exitCode = await runCli(process.argv.slice(2), {
       spillDirectory,
       realDirectory,
       confinement: () => detectBubblewrap(createNodeProcessRunner()),
+      // Set by npm for what it starts (npx, npm exec, npm run).
+      watchParent: process.env.npm_lifecycle_event !== undefined,
     }),
 });

@@ -86,7 +86,7 @@ function mcp(tempRoots: readonly string[]): McpHost {
   let detected: Promise<ShellConfinement> | undefined;
   const confinement = () => (detected ??= detectBubblewrap(runner));
   const signalled = new Promise<void>((resolve) => {
-    for (const name of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(name, () => resolve());
+    for (const name of ["SIGINT", "SIGTERM", "SIGHUP"] as const) Deno.addSignalListener(name, () => resolve());
   });
   const runtime = (backend: "node" | "memory" | "overlay"): McpRuntime => {
     const workspaces = new Map<string, Promise<McpWorkspace>>();
