@@ -80,6 +80,45 @@ describe("adapter boundaries", () => {
   });
 });
 
+// The cycles among `files` (relative paths), following every relative import, export-from and dynamic
+// import, type-only ones included: a cycle is one room that was split in two, whatever the runtime makes of it.
+function importCycles(files: readonly string[], read: (file: string) => string): string[][] {
+  const known = new Set(files);
+  const edges = new Map(files.map((file) => [file, specifiers(read(file)).filter((s) => s.startsWith(".")).map((s) => join(file, "..", s)).filter((to) => known.has(to))]));
+  const cycles: string[][] = [];
+  const state = new Map<string, "open" | "done">();
+  const path: string[] = [];
+  const visit = (file: string) => {
+    state.set(file, "open");
+    path.push(file);
+    for (const to of edges.get(file) ?? []) {
+      if (state.get(to) === "open") cycles.push([...path.slice(path.indexOf(to)), to]);
+      else if (!state.has(to)) visit(to);
+    }
+    path.pop();
+    state.set(file, "done");
+  };
+  for (const file of files) if (!state.has(file)) visit(file);
+  return cycles;
+}
+
+describe("import graph", () => {
+  test("no import cycle under core/ and adapters/", () => {
+    const files = [...sources("core"), ...sources("adapters")];
+    expect(importCycles(files, (file) => readFileSync(join(root, file), "utf8")).map((cycle) => cycle.join(" -> "))).toEqual([]);
+  });
+
+  test("the check finds a cycle, type-only and through a re-export included", () => {
+    const code: Record<string, string> = {
+      "a/x.ts": 'import type { Y } from "./y.ts";',
+      "a/y.ts": 'export { z } from "../b/z.ts";',
+      "b/z.ts": 'const x = await import("../a/x.ts");',
+      "b/w.ts": 'import { z } from "./z.ts";',
+    };
+    expect(importCycles(Object.keys(code), (file) => code[file]!)).toEqual([["a/x.ts", "a/y.ts", "b/z.ts", "a/x.ts"]]);
+  });
+});
+
 describe("entry points", () => {
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
   const deno = JSON.parse(readFileSync(join(root, "deno.json"), "utf8"));

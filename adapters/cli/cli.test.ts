@@ -1,4 +1,4 @@
-import { execFile } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -139,6 +139,54 @@ describe("runCli", () => {
     expect(detections).toBe(1);
   });
 
+  test("--flag=value reads as --flag value: prompt --sandbox=read-only, calls, repeats; a boolean given a value is a usage error", async () => {
+    const scripted = { async run() { return { exitCode: 0, signal: null, forced: false }; } };
+    const available = async () => ({ kind: "bubblewrap", available: true, program: "bwrap" }) as const;
+    const prompt = async (...argv: string[]) => {
+      const host = Object.assign(memoryHost({}), { runner: scripted, confinement: available });
+      expect(await runCli(["prompt", ...argv], host), argv.join(" ")).toBe(0);
+      return host.stdout;
+    };
+    const joined = await prompt("--sandbox=read-only", "--read-scope=workspace", "--deny=.env", "--deny", "*.pem", "--bash-env=CI");
+    expect(joined).toBe(await prompt("--sandbox", "read-only", "--read-scope", "workspace", "--deny", ".env", "--deny", "*.pem", "--bash-env", "CI"));
+    expect(joined).toContain("bash commands run sandboxed: no file can be written");
+    expect(joined).toContain('paths matching ".env", "*.pem" are hidden');
+
+    const denied = memoryHost({ ".env": "S=1\n", "a.txt": "a\n" });
+    expect(await runCli(["read", '{"path":".env"}', "read", '{"path":"a.txt"}', "--deny=.env", "--json", "--backend=memory", "--root=/ws"], denied)).toBe(1);
+    expect(denied.stdout.trim().split("\n").map((line) => JSON.parse(line).isError)).toEqual([true, false]);
+    const approved = memoryHost({});
+    const escalate = ["write", '{"path":"/etc/x","content":"x"}', "write", '{"path":"/etc/x","content":"x","sandbox_permissions":"full-access","justification":"asked"}'];
+    await runCli([...escalate, "--sandbox=workspace-write", "--approve=yes"], approved);
+    expect(approved.stdout).toContain("Created /etc/x");
+
+    for (const [argv, message] of [
+      [["tools", "--json=yes"], "--json takes no value"],
+      [["tools", "--network=1"], "--network takes no value"],
+      [["tools", "--backend=ftp"], '--backend must be node, memory or overlay, got "ftp"'],
+      [["tools", "--approve=maybe"], '--approve must be yes or no, got "maybe"'],
+      [["tools", "--sandbox=lax"], '--sandbox must be one of read-only, workspace-write, full-access, got "lax"'],
+      [["tools", "--frobnicate=1"], "unknown option --frobnicate"],
+      [["tools", "-x"], "unknown option -x"],
+    ] as const) {
+      const host = memoryHost({});
+      expect(await runCli(argv, host), argv.join(" ")).toBe(2);
+      expect(host.stderr).toMatch(new RegExp(`^toolfs: ${message.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\n\nUsage:`));
+    }
+    const help = memoryHost({});
+    expect(await runCli(["-h"], help)).toBe(0);
+    expect(help.stdout).toMatch(/^Usage:/);
+  });
+
+  test("--backend memory without memfs names the package to install, and other failures are not disguised", async () => {
+    const missing = Object.assign(new Error("Cannot find package 'memfs' imported from /x/dist/load.js"), { code: "ERR_MODULE_NOT_FOUND" });
+    const host = Object.assign(memoryHost({}), { provider: async () => Promise.reject(missing) });
+    expect(await runCli(["tools", "--backend", "memory"], host)).toBe(2);
+    expect(host.stderr).toBe("toolfs: --backend memory needs the optional dependency memfs: npm i memfs (Cannot find package 'memfs' imported from /x/dist/load.js)\n");
+    const broken = Object.assign(memoryHost({}), { provider: async () => Promise.reject(new Error("EIO")) });
+    await expect(runCli(["tools", "--backend", "memory"], broken)).rejects.toThrow("EIO");
+  });
+
   test("--approve answers escalation requests; otherwise the terminal is asked", async () => {
     const call = ["write", '{"path":"/etc/x","content":"x"}', "write", '{"path":"/etc/x","content":"x","sandbox_permissions":"full-access","justification":"asked"}'];
     const yes = memoryHost({});
@@ -208,6 +256,47 @@ describe("toolfs mcp", () => {
     const plain = mcpHost();
     expect(await runCli(["mcp", "--root", "/ws"], plain)).toBe(0);
     expect(plain.limits).toEqual([{}]);
+  });
+
+  test("--flag=value reads as --flag value; repeated --root; a value for a flag that takes none is a usage error", async () => {
+    const host = mcpHost();
+    host.runtime.volume.mkdirSync("/other");
+    expect(await runCli(["mcp", "--root=/ws", "--root=/other", "--max-message-bytes=8388608", "--sandbox=read-only", "--deny=.env", "--bash-env=CI"], host)).toBe(0);
+    expect(host.limits).toEqual([{ maxMessageBytes: 8388608 }]);
+    for (const [argv, message] of [
+      [["--network=yes"], "--network takes no value"],
+      [["--max-sessions=8"], "--max-sessions goes with --http"],
+      [["--http=127.0.0.1:x"], '--http takes HOST:PORT or PORT (such as 127.0.0.1:8765), got "127.0.0.1:x"'],
+      [["--backend=ftp"], '--backend must be node, memory or overlay, got "ftp"'],
+      [["--frobnicate=1"], "mcp does not take --frobnicate"],
+      [["stray"], "mcp does not take stray"],
+    ] as const) {
+      const bad = mcpHost();
+      expect(await runCli(["mcp", "--root=/ws", ...argv], bad), argv.join(" ")).toBe(2);
+      expect(bad.stderr, argv.join(" ")).toContain(`toolfs: ${message}\n\nUsage:`);
+      expect(bad.served).toEqual([]);
+    }
+    const help = mcpHost();
+    expect(await runCli(["mcp", "--help"], help)).toBe(0);
+    expect(help.stderr).toMatch(/^Usage:[\s\S]*mcp options:/);
+    expect([help.stdout, help.served]).toEqual(["", []]);
+  });
+
+  test("without --root, stderr says in one line what is offered and why bash is not", async () => {
+    const host = mcpHost();
+    expect(await runCli(["mcp"], host)).toBe(0);
+    expect(host.stderr).toBe("toolfs mcp: no --root given: the tools work in the roots the client names (MCP roots); until it names one, every call fails and bash is not offered\n");
+    const rooted = mcpHost();
+    await runCli(["mcp", "--root", "/ws"], rooted);
+    expect(rooted.stderr).toBe("");
+  });
+
+  test("--backend memory without memfs names the package to install", async () => {
+    const runtime = memoryRuntime();
+    const missing = Object.assign(new Error("Cannot find package 'memfs' imported from /x/dist/load.js"), { code: "ERR_MODULE_NOT_FOUND" });
+    const host = mcpHost(Object.assign({ ...runtime, workspace: async () => Promise.reject(missing) }, { volume: runtime.volume }));
+    expect(await runCli(["mcp", "--root", "/ws", "--backend", "memory"], host)).toBe(2);
+    expect(host.stderr).toBe("toolfs: --backend memory needs the optional dependency memfs: npm i memfs (Cannot find package 'memfs' imported from /x/dist/load.js)\n");
   });
 
   test("bad sandbox flags are usage errors, before anything is served", async () => {
@@ -325,6 +414,13 @@ describe("toolfs acp", () => {
       [["acp", "--max-steps", "0"], '--max-steps takes a positive whole number, got "0"'],
       [["acp", "--script"], "--script needs a value"],
       [["acp", "--root", "/"], "acp does not take --root"],
+      [["acp", "--composition=everything"], '--composition must be one of bash-glob-grep, coding, got "everything"'],
+      [["acp", "--max-steps=0"], '--max-steps takes a positive whole number, got "0"'],
+      [["acp", "--permission-mode=maybe"], '--permission-mode must be one of ask, allow-edits, allow-all, got "maybe"'],
+      [["acp", "--backend=memory"], '--backend must be one of node, overlay, got "memory"'],
+      [["acp", "--network=on"], "--network takes no value"],
+      [["acp", "--script=none.json"], "--script none.json: cannot read it (ENOENT: none.json)"],
+      [["acp", "stray"], "acp does not take stray"],
       [["acp", "--script", "none.json"], "--script none.json: cannot read it (ENOENT: none.json)"],
       [["acp", "--script", "bad.json"], "--script bad.json: The script is not valid: turns: Too small"],
       [["acp", "--sandbox", "open"], "--sandbox must be one of read-only, workspace-write, full-access"],
@@ -338,6 +434,16 @@ describe("toolfs acp", () => {
     const withoutAcp = memoryHost({});
     expect(await runCli(["acp"], withoutAcp)).toBe(2);
     expect(withoutAcp.stderr).toBe("toolfs: acp cannot run on this runtime\n");
+  });
+
+  test("--flag=value reads as --flag value", async () => {
+    const { host, peer, stop, stderr } = acpHost({ "s.json": '{"turns":[{"text":"hi"}]}' });
+    const status = runCli(["acp", "--script=s.json", "--composition=coding", "--permission-mode=allow-all", "--max-steps=3"], host);
+    const init = await peer.request("initialize", { protocolVersion: 1 });
+    expect(init.result).toMatchObject({ agentInfo: { title: "toolfs (coding)" } });
+    stop.abort();
+    expect(await status).toBe(0);
+    expect(stderr()).toBe("");
   });
 
   test("serves the protocol on the host's streams until the host's signal fires; stdout stays untouched", async () => {
@@ -501,6 +607,69 @@ describe("the toolfs executable", () => {
     expect(stdout).toContain("a.txt\n[exit code: 0]");
     expect(existsSync(join(home.path, marker))).toBe(false);
   });
+
+  test("without an optional peer, every entry point names the package to install and exits 2, without a stack trace", async () => {
+    // The package as installed without its optional peers: dist/ beside its dependencies only (and, for the
+    // memory backend under mcp, the MCP SDK), so memfs and the ACP SDK cannot be found.
+    const { cpSync, mkdirSync, symlinkSync } = await import("node:fs");
+    const pkg = join(dir, "pkg");
+    mkdirSync(join(pkg, "node_modules/@vscode"), { recursive: true });
+    mkdirSync(join(pkg, "node_modules/@modelcontextprotocol"), { recursive: true });
+    cpSync(fileURLToPath(new URL("../../dist", import.meta.url)), join(pkg, "dist"), { recursive: true });
+    writeFileSync(join(pkg, "package.json"), '{"type":"module"}');
+    const modules = fileURLToPath(new URL("../../node_modules", import.meta.url));
+    for (const name of ["diff", "eventsource-parser", "re2js", "zod", "@vscode/ripgrep"]) symlinkSync(realpathSync(join(modules, name)), join(pkg, "node_modules", name));
+    writeFileSync(join(dir, "a.txt"), "a\n");
+    writeFileSync(join(dir, "s.json"), '{"turns":[{"text":"hi"}]}');
+    const bin = join(pkg, "dist/cli.js");
+    const fails = async (argv: string[]) => {
+      const failure = await run(process.execPath, [bin, ...argv], { cwd: dir }).then(() => undefined, (error: { code: number; stdout: string; stderr: string }) => error);
+      expect(failure, argv.join(" ")).toBeDefined();
+      expect([failure!.code, failure!.stdout], argv.join(" ")).toEqual([2, ""]);
+      expect(failure!.stderr).not.toMatch(/\n\s+at /);
+      return failure!.stderr;
+    };
+    expect(await fails(["read", '{"path":"a.txt"}', "--backend", "memory"])).toMatch(/^toolfs: --backend memory needs the optional dependency memfs: npm i memfs \(.*\)\n$/);
+    expect(await fails(["acp", "--script", "s.json"])).toMatch(/^toolfs: acp needs the optional dependency @agentclientprotocol\/sdk: npm i @agentclientprotocol\/sdk \(/);
+    expect(await fails(["mcp", "--root", dir])).toMatch(/^toolfs: mcp needs the optional dependency @modelcontextprotocol\/server: npm i @modelcontextprotocol\/server \(/);
+    symlinkSync(realpathSync(join(modules, "@modelcontextprotocol/server")), join(pkg, "node_modules/@modelcontextprotocol/server"));
+    expect(await fails(["mcp", "--root", dir, "--backend", "memory"])).toMatch(/^toolfs: --backend memory needs the optional dependency memfs: npm i memfs \(/);
+  }, 60_000);
+
+  // Started as npm starts a bin (npx, npm exec, npm run): a shell between, which does not pass signals on.
+  function serve() {
+    const command = `"${process.execPath}" "${cli}" mcp --root "${dir}" --http 127.0.0.1:0; echo "server exited $?" >&2`;
+    const child = spawn("sh", ["-c", command], { env: { ...process.env, npm_lifecycle_event: "npx" }, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    const listening = new Promise<void>((resolve) => child.stderr.on("data", (chunk: Buffer) => ((stderr += chunk), stderr.includes("listening on") && resolve())));
+    // Every holder of the pipes gone: the shell and the server.
+    const closed = new Promise<void>((resolve) => child.on("close", () => resolve()));
+    const server = async () => Number(execFileSync("ps", ["-o", "pid=", "--ppid", String(child.pid)], { encoding: "utf8" }).trim());
+    onTestFinished(async () => {
+      const pid = await server().catch(() => NaN);
+      if (pid > 0) process.kill(pid, "SIGKILL");
+    });
+    return { child, listening, closed, server, stderr: () => stderr };
+  }
+
+  test.for(["SIGTERM", "SIGHUP", "SIGINT"] as const)("toolfs mcp --http exits cleanly on %s", { timeout: 60_000 }, async (signal) => {
+    const { listening, closed, server, stderr } = serve();
+    await listening;
+    process.kill(await server(), signal);
+    await closed;
+    expect(stderr()).toContain("server exited 0\n");
+  });
+
+  test("toolfs mcp --http started by npm exits when its parent shell is stopped (npx forwards SIGTERM only to that shell)", async () => {
+    const { child, listening, closed, server } = serve();
+    await listening;
+    const pid = await server();
+    child.kill("SIGTERM");
+    await closed;
+    // Gone, or a zombie where nobody reaps orphans (a container's init): it has exited either way.
+    const state = () => (existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]![0] : "gone");
+    expect(["gone", "Z"]).toContain(state());
+  }, 60_000);
 
   test("a failing call exits 1", async () => {
     await expect(run(process.execPath, [cli, "read", '{"path":"missing.txt"}', "--root", dir])).rejects.toMatchObject({ code: 1 });

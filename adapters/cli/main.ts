@@ -7,7 +7,8 @@ import { createInterface } from "node:readline/promises";
 import { Readable, Writable } from "node:stream";
 import { createEngineBackend, detectBubblewrap, type FileSystem, spillDirectoryIn } from "../../core/mod.ts";
 import { createNodeProcessRunner, createNodeProvider, createNodeSearchBackend } from "../node/mod.ts";
-import { type AcpHost, runCli } from "./cli.ts";
+import { runCli } from "./cli.ts";
+import type { AcpHost } from "./host.ts";
 import { nodeMcpHost } from "./mcp_node.ts";
 
 async function realDirectory(path: string): Promise<string | { error: string }> {
@@ -85,5 +86,7 @@ process.exitCode = await runCli(process.argv.slice(2), {
       spillDirectory,
       realDirectory,
       confinement: () => detectBubblewrap(createNodeProcessRunner()),
+      // Set by npm for what it starts (npx, npm exec, npm run).
+      watchParent: process.env.npm_lifecycle_event !== undefined,
     }),
 });

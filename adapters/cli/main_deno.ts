@@ -16,8 +16,8 @@ import {
 } from "../../core/mod.ts";
 import type { McpRuntime, McpWorkspace } from "../mcp/mod.ts";
 import { createDenoProcessRunner, createDenoProvider, createDenoSearchBackend } from "../deno/mod.ts";
-import { type AcpHost, runCli } from "./cli.ts";
-import type { McpHost } from "./mcp.ts";
+import { runCli } from "./cli.ts";
+import type { AcpHost, McpHost } from "./host.ts";
 
 const encoder = new TextEncoder();
 
@@ -87,7 +87,7 @@ function mcp(tempRoots: readonly string[]): McpHost {
   let detected: Promise<ShellConfinement> | undefined;
   const confinement = () => (detected ??= detectBubblewrap(runner));
   const signalled = new Promise<void>((resolve) => {
-    for (const name of ["SIGINT", "SIGTERM"] as const) Deno.addSignalListener(name, () => resolve());
+    for (const name of ["SIGINT", "SIGTERM", "SIGHUP"] as const) Deno.addSignalListener(name, () => resolve());
   });
   const runtime = (backend: "node" | "memory" | "overlay"): McpRuntime => {
     const workspaces = new Map<string, Promise<McpWorkspace>>();

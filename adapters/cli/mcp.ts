@@ -1,49 +1,13 @@
 // `toolfs mcp`: the MCP server on stdio, or on Streamable HTTP with --http. The MCP SDK is an optional peer
 // dependency, so it is loaded only here, when the command runs.
-import type { McpHttpHandler, McpRuntime, ToolfsMcpSession } from "../mcp/mod.ts";
-import type { CliHost } from "./cli.ts";
-import { noFlags, positiveFlag, type SandboxFlags, sandboxFlag, UsageError } from "./flags.ts";
+import type { ToolfsMcpSession } from "../mcp/mod.ts";
+import { oneOf, type OptionSpec, positiveFlag, readArgs, SANDBOX_OPTIONS, type SandboxFlags, sandboxFlags, stringFlag, UsageError } from "./flags.ts";
+import type { CliHost } from "./host.ts";
+import { PEERS, withPeer } from "./peers.ts";
+import { TOKEN_VARIABLE, USAGE, usage as usageError } from "./usage.ts";
 
-/** What `toolfs mcp` takes from its runtime. */
-export interface McpHost {
-  /** The runtime for a backend; its workspaces are shared by every session with the same roots. */
-  runtime(backend: "node" | "memory" | "overlay"): McpRuntime;
-  /** Serves one session on stdin/stdout; resolves when the client goes away or the process is stopped. */
-  stdio(session: ToolfsMcpSession, limits: { readonly maxMessageBytes?: number; readonly log: (line: string) => void }): Promise<void>;
-  /** Serves the handler on host:port; calls `listening` with the bound URL; resolves when the process is stopped. */
-  http(handler: McpHttpHandler, host: string, port: number, listening: (url: string) => void): Promise<void>;
-  env(name: string): string | undefined;
-}
-
-/** The environment variable that holds the bearer token HTTP clients must send. */
-export const TOKEN_VARIABLE = "TOOLFS_MCP_TOKEN";
-
-/** The lines `toolfs --help` shows for mcp: the command, and its options. */
-export const MCP_USAGE = {
-  command: `  toolfs mcp [--root DIR]... [--backend node|memory|overlay] [--http HOST:PORT] [sandbox options]
-                              serve the tools over the Model Context Protocol (stdio unless --http)`,
-  options: `mcp options:
-  --root DIR            a workspace root (repeatable; the first is where relative paths start, and a path in
-                        another is written NAME/path, NAME being its folder's name); without one, the
-                        client's roots are used
-  --sandbox MODE        read-only | workspace-write (default: writes inside the roots and temp directories)
-                        | full-access
-  --read-scope SCOPE    workspace (the default for mcp, as the reference filesystem server: read, glob, grep
-                        and bash see only the roots and temp directories) | anywhere (the default under
-                        full-access)
-  --deny GLOB, --network, --bash-env NAME   as above
-                        bash (node backend) runs confined by bubblewrap, or is not offered where it cannot be;
-                        only full-access without --deny or --read-scope workspace runs it unconfined
-  --backend overlay     writes are kept in memory, apart from the files: the client reads them as the resource
-                        toolfs://overlay/changes.patch, and the commit tool applies them once the user approves
-  --http HOST:PORT      Streamable HTTP at http://HOST:PORT/mcp (HOST defaults to 127.0.0.1); a non-loopback
-                        HOST requires ${TOKEN_VARIABLE}, the bearer token every request must carry
-  --max-message-bytes N the longest message read: a stdio line (default 10 MiB; longer is answered -32600)
-                        or an HTTP request body (default 4 MiB; larger gets 413)
-  --max-sessions N      with --http: sessions open at once (default 256); a new one closes the one idle
-                        longest, and gets 503 only when every session is busy
-  --idle-timeout SECONDS  with --http: a session idle this long is closed (default 1800)`,
-};
+export type { McpHost } from "./host.ts";
+export { TOKEN_VARIABLE } from "./usage.ts";
 
 const LOOPBACK = ["127.0.0.1", "localhost", "[::1]", "::1"];
 
@@ -58,10 +22,17 @@ interface McpArgs {
 }
 
 /** Runs `toolfs mcp`; resolves to the exit status. */
-export async function runMcp(argv: readonly string[], host: CliHost, usage: (message: string) => number): Promise<number> {
+export async function runMcp(argv: readonly string[], host: CliHost): Promise<number> {
+  const usage = (message: string) => usageError(host, message);
   let args: McpArgs;
   try {
-    args = parse(argv);
+    const parsed = parse(argv);
+    if (parsed === "help") {
+      // On stderr, as for acp: stdout is the protocol's.
+      host.err(`${USAGE}\n`);
+      return 0;
+    }
+    args = parsed;
   } catch (error) {
     if (error instanceof UsageError) return usage(error.message);
     throw error;
@@ -85,13 +56,8 @@ export async function runMcp(argv: readonly string[], host: CliHost, usage: (mes
     host.err(`toolfs: --http on ${args.http.host} is reachable from other machines; set ${TOKEN_VARIABLE} to a secret first\n`);
     return 2;
   }
-  let mcp: typeof import("../mcp/mod.ts");
-  try {
-    mcp = await import("../mcp/mod.ts");
-  } catch (error) {
-    host.err(`toolfs: mcp needs the optional dependency @modelcontextprotocol/server: npm i @modelcontextprotocol/server (${(error as Error).message})\n`);
-    return 2;
-  }
+  const mcp = await withPeer((text) => host.err(text), "mcp", PEERS.mcp, () => import("../mcp/mod.ts"));
+  if (!mcp) return 2;
   const runtime = mcpHost.runtime(args.backend);
   const log = (line: string) => host.err(`${line}\n`);
   const { flags } = args;
@@ -108,14 +74,18 @@ export async function runMcp(argv: readonly string[], host: CliHost, usage: (mes
   const session = () => mcp.createToolfsMcpSession(options);
   // The first session is built now, before any client: a bad --deny is a usage error, bubblewrap is detected
   // once, and what is withheld is said once, on stderr (the tool list simply leaves it out).
-  let first: ToolfsMcpSession;
+  let first: ToolfsMcpSession | undefined;
   try {
-    first = await session();
+    // The memory backend loads memfs with its first workspace.
+    first = await withPeer((text) => host.err(text), "--backend memory", PEERS.memory, session);
+    if (!first) return 2;
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     return usage(error.message);
   }
   for (const reason of Object.values(first.withheld)) log(`toolfs mcp: ${reason}`);
+  // Said because nothing else would: the tool list of a session without roots quietly leaves bash out.
+  if (roots.length === 0) log("toolfs mcp: no --root given: the tools work in the roots the client names (MCP roots); until it names one, every call fails and bash is not offered");
   if (!args.http) {
     await mcpHost.stdio(first, { log, ...(args.maxMessageBytes === undefined ? {} : { maxMessageBytes: args.maxMessageBytes }) });
     return 0;
@@ -148,40 +118,37 @@ function undefinedIfBlank(value: string | undefined): string | undefined {
   return value === undefined || value.trim() === "" ? undefined : value;
 }
 
-function parse(argv: readonly string[]): McpArgs {
-  const roots: string[] = [];
-  const flags = noFlags();
-  let backend: "node" | "memory" | "overlay" = "node";
-  let http: McpArgs["http"];
-  let maxMessageBytes: number | undefined;
-  let maxSessions: number | undefined;
-  let idleTimeoutSeconds: number | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const taken = sandboxFlag(argv, i, flags);
-    if (taken > 0) {
-      i += taken - 1;
-      continue;
-    }
-    const value = (): string => {
-      const next = argv[++i];
-      if (next === undefined) throw new UsageError(`${arg} needs a value`);
-      return next;
-    };
-    if (arg === "--root") roots.push(value());
-    else if (arg === "--backend") {
-      const chosen = value();
-      if (chosen !== "node" && chosen !== "memory" && chosen !== "overlay") throw new UsageError(`--backend must be node, memory or overlay, got "${chosen}"`);
-      backend = chosen;
-    } else if (arg === "--http") http = address(value());
-    else if (arg === "--max-message-bytes") maxMessageBytes = positiveFlag(arg, value());
-    else if (arg === "--max-sessions") maxSessions = positiveFlag(arg, value());
-    else if (arg === "--idle-timeout") idleTimeoutSeconds = positiveFlag(arg, value());
-    else throw new UsageError(`mcp does not take ${arg}`);
-  }
+const OPTIONS: OptionSpec = {
+  ...SANDBOX_OPTIONS,
+  root: { type: "string", multiple: true },
+  backend: { type: "string" },
+  http: { type: "string" },
+  "max-message-bytes": { type: "string" },
+  "max-sessions": { type: "string" },
+  "idle-timeout": { type: "string" },
+};
+
+function parse(argv: readonly string[]): McpArgs | "help" {
+  const args = readArgs(argv, OPTIONS, (arg) => `mcp does not take ${arg}`);
+  if (args.help) return "help";
+  const [extra] = args.positionals;
+  if (extra !== undefined) throw new UsageError(`mcp does not take ${extra}`);
+  const flags = sandboxFlags(args);
+  const text = (name: string) => stringFlag(args, name);
+  const positive = (name: string) => {
+    const value = text(name);
+    return value === undefined ? undefined : positiveFlag(`--${name}`, value);
+  };
+  const chosen = text("backend");
+  const backend = chosen === undefined ? "node" : oneOf("--backend", chosen, ["node", "memory", "overlay"] as const, "node, memory or overlay");
+  const given = text("http");
+  const http = given === undefined ? undefined : address(given);
+  const maxMessageBytes = positive("max-message-bytes");
+  const maxSessions = positive("max-sessions");
+  const idleTimeoutSeconds = positive("idle-timeout");
   if (!http && maxSessions !== undefined) throw new UsageError("--max-sessions goes with --http");
   if (!http && idleTimeoutSeconds !== undefined) throw new UsageError("--idle-timeout goes with --http");
-  return { roots, flags, backend, http, maxMessageBytes, maxSessions, idleTimeoutSeconds };
+  return { roots: [...((args.values.root as string[] | undefined) ?? [])], flags, backend, http, maxMessageBytes, maxSessions, idleTimeoutSeconds };
 }
 
 function address(text: string): { host: string; port: number } {

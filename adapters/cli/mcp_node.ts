@@ -8,7 +8,7 @@ import { Readable } from "node:stream";
 import { createEngineBackend, createFsSpillStore, createOverlayProvider, createOverlaySearchBackend, type ProcessRunner, type ShellConfinement } from "../../core/mod.ts";
 import type { McpHttpHandler, McpRuntime, McpWorkspace } from "../mcp/mod.ts";
 import { createNodeProvider, createNodeSearchBackend } from "../node/mod.ts";
-import type { McpHost } from "./mcp.ts";
+import type { McpHost } from "./host.ts";
 
 export interface NodeMcpHostOptions {
   readonly runner: ProcessRunner;
@@ -17,6 +17,30 @@ export interface NodeMcpHostOptions {
   realDirectory(path: string): Promise<string | { error: string }>;
   /** Detects how bash can be confined (detectBubblewrap); run at most once per host, when a sandbox needs it. */
   confinement?(): Promise<ShellConfinement>;
+  /**
+   * Stop once the process that started this one is gone. For a server started by npm (npx, npm exec, npm run),
+   * which passes SIGTERM only to the shell it starts, and that shell does not pass it on: without this, the
+   * server outlives `kill <npx pid>`.
+   */
+  readonly watchParent?: boolean;
+}
+
+/** Signals that stop the server: Ctrl-C, a supervisor's stop, the terminal closing. */
+const STOP_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/** Resolves once the process is asked to stop: a stop signal, or (watchParent) its parent gone. */
+export function stopRequested(watchParent: boolean): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const parent = process.ppid;
+    const timer = watchParent ? setInterval(() => process.ppid !== parent && stop(), 1000) : undefined;
+    timer?.unref();
+    const stop = () => {
+      clearInterval(timer);
+      for (const name of STOP_SIGNALS) process.off(name, stop);
+      resolve();
+    };
+    for (const name of STOP_SIGNALS) process.once(name, stop);
+  });
 }
 
 /** The Node side of `toolfs mcp`. */
@@ -29,11 +53,11 @@ export function nodeMcpHost(options: NodeMcpHostOptions): McpHost {
     runtime: (backend) => runtime(backend, options, confinement),
     async stdio(session, limits) {
       const { serveMcpStdio } = await import("../mcp/mod.ts");
-      // A signal closes the session first, which aborts running calls, so no command's process tree outlives it.
-      for (const name of ["SIGINT", "SIGTERM"] as const) process.once(name, () => void session.server.close());
+      // A stop closes the session first, which aborts running calls, so no command's process tree outlives it.
+      void stopRequested(options.watchParent ?? false).then(() => session.server.close());
       await serveMcpStdio(session, { input: Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>, output: process.stdout, ...limits });
     },
-    http: serveHttp,
+    http: (handler, host, port, listening) => serveHttp(handler, host, port, listening, options.watchParent ?? false),
     env: (name) => process.env[name],
   };
 }
@@ -90,16 +114,14 @@ function runtime(backend: "node" | "memory" | "overlay", options: NodeMcpHostOpt
   };
 }
 
-async function serveHttp(handler: McpHttpHandler, host: string, port: number, listening: (url: string) => void): Promise<void> {
+async function serveHttp(handler: McpHttpHandler, host: string, port: number, listening: (url: string) => void, watchParent: boolean): Promise<void> {
   const server = createServer((req, res) => void bridge(handler, req, res));
   server.listen(port, host);
   await once(server, "listening");
   const address = server.address();
   const bound = typeof address === "object" && address !== null ? address.port : port;
   listening(`http://${host.includes(":") ? `[${host}]` : host}:${bound}/mcp`);
-  await new Promise<void>((resolve) => {
-    for (const name of ["SIGINT", "SIGTERM"] as const) process.once(name, () => resolve());
-  });
+  await stopRequested(watchParent);
   server.closeAllConnections();
   server.close();
 }
