@@ -5,15 +5,17 @@ import * as acp from "@agentclientprotocol/sdk";
 import {
   accessWords,
   approvalText,
-  applyEdit,
   type ApprovalOutcome,
   type ApprovalRequest,
   createOverlayProvider,
   createOverlaySearchBackend,
   createToolkit,
+  builtinTool,
   decodeText,
+  type DefinedTool,
   type FileSystem,
   isAbsolutePath,
+  pathTitle,
   type ProcessRunner,
   resolvePath,
   type SandboxOptions,
@@ -26,7 +28,7 @@ import { type Composition, type RequestHeader, requestHeader, sessionTools } fro
 import { type BudgetState, DEFAULT_TOKENS_PER_BYTE, fitContext, requestBytes } from "./context.ts";
 import { type Model, ModelError, type ModelMessage, type ModelToolCall } from "./model.ts";
 import { beginTurn, commandOf, OVERLAY_COMMANDS, type OverlayState, runCommand } from "./overlay.ts";
-import { asks, decide, type Decision, guardedKind, type PermissionKind, type PermissionMode, permissionOptions, refusalText } from "./permissions.ts";
+import { asks, decide, type Decision, type PermissionKind, type PermissionMode, permissionOptions, refusalText } from "./permissions.ts";
 
 /** The version the agent reports in `agentInfo`; kept equal to package.json's by a test. */
 export const AGENT_VERSION = "0.1.0";
@@ -114,8 +116,6 @@ interface TurnUsage {
   inContext: number;
   reported: boolean;
 }
-
-const KINDS: Readonly<Record<string, acp.ToolKind>> = { bash: "execute", glob: "search", grep: "search", read: "read", write: "edit", edit: "edit" };
 
 // Files larger than this are not loaded to show a diff; the tool's own result text stands in.
 const DIFF_MAX_BYTES = 1024 * 1024;
@@ -247,8 +247,10 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
   return { app, close };
 }
 
+type SessionTools = { readonly tools: readonly (ToolName | DefinedTool)[]; readonly notes: readonly string[] };
+
 /** The tools and notes of a session, less bash on an overlay (its commands would write past it). */
-function withOverlay(offered: { readonly tools: readonly ToolName[]; readonly notes: readonly string[] }, overlay: boolean): { readonly tools: readonly ToolName[]; readonly notes: readonly string[] } {
+function withOverlay(offered: SessionTools, overlay: boolean): SessionTools {
   if (!overlay) return offered;
   const kept = "Writes are kept apart from the real files until the user commits them; the user can also undo your last turn.";
   if (!offered.tools.includes("bash")) return { tools: offered.tools, notes: [...offered.notes, kept] };
@@ -264,7 +266,7 @@ async function runTurn(turn: Turn, text: string, maxRequests: number): Promise<{
   for (let step = 0; step < maxRequests; step++) {
     if (signal.aborted) return end("cancelled");
     if (model.contextWindow !== undefined) {
-      const elided = fitContext(session.history, session.header, model.contextWindow, session, (call) => describeCall(call));
+      const elided = fitContext(session.history, session.header, model.contextWindow, session, (call) => describeCall(session.toolkit, call));
       if (elided > 0) turn.log(`toolfs acp: elided ${elided} old tool output(s) to fit the ${model.contextWindow}-token context window`);
     }
     const sent = requestBytes(session.header.system, session.header.tools, session.history);
@@ -313,6 +315,9 @@ type Snapshot = { readonly state: "absent" } | { readonly state: "text"; readonl
 async function runToolCall(turn: Turn, call: ModelToolCall): Promise<ModelMessage> {
   const { session, update, signal } = turn;
   const args = (typeof call.arguments === "object" && call.arguments !== null ? call.arguments : {}) as Record<string, unknown>;
+  const tool = session.toolkit.tool(call.name);
+  // A call to a tool the session does not offer is still shown as what it names; it fails as unknown.
+  const named = tool ?? builtinTool(call.name);
   const path = typeof args.path === "string" ? args.path : undefined;
   // The file the call would touch, through any symlink: what the user is asked about and shown.
   const absolute = path === undefined ? undefined : await canonical(session.fs, resolvePath(session.cwd, path), signal);
@@ -321,26 +326,25 @@ async function runToolCall(turn: Turn, call: ModelToolCall): Promise<ModelMessag
   // In the order the fields have always gone on the wire, which the pinned transcripts show.
   const announce = (status: acp.ToolCallStatus, content?: acp.ToolCallContent): acp.ToolCall => ({
     toolCallId: call.id,
-    title: `${title(call.name, args)}${leads}`,
-    kind: KINDS[call.name] ?? "other",
+    title: `${named ? named.title(args) : pathTitle(call.name, args)}${leads}`,
+    kind: named?.kind ?? "other",
     status,
     rawInput: call.invalidArguments ?? call.arguments,
     ...(absolute === undefined ? {} : { locations }),
     ...(content ? { content: [content] } : {}),
   });
-  const offered = session.toolkit.definitions.some((d) => d.name === call.name);
-  const kind = offered && call.invalidArguments === undefined ? guardedKind(call.name) : undefined;
-  const diffs = absolute !== undefined && offered && (call.name === "write" || call.name === "edit");
+  const kind = tool && call.invalidArguments === undefined ? tool.permission : undefined;
+  const diffs = absolute !== undefined && tool?.preview !== undefined;
   const before: Snapshot | undefined = diffs ? await snapshot(session.fs, absolute, signal) : undefined;
 
   // A kind the user allowed "always" runs like one the mode never asks about: in progress from the start.
   if (kind !== undefined && asks(turn.mode, kind) && session.remembered.get(kind) !== "allow") {
-    const preview = before && absolute ? proposedDiff(call.name, args, absolute, before) : undefined;
+    const preview = before && absolute && tool ? proposedDiff(tool, args, absolute, before) : undefined;
     await update({ sessionUpdate: "tool_call", ...announce("pending", preview) });
     const decision = await permission(turn, call, kind, announce("pending", preview));
     if (!decision.run) {
       if (signal.aborted) return { role: "tool", callId: call.id, content: "Not run: the turn was cancelled.", isError: true, code: "TOOL_ABORTED" };
-      const content = refusalText(call.name, decision.code, decision.standing === true);
+      const content = refusalText(call.name, kind, decision.code, decision.standing === true);
       const raw = { isError: true, meta: {}, error: { name: "PermissionError", code: decision.code } };
       await update({ sessionUpdate: "tool_call_update", toolCallId: call.id, status: "failed", content: [textContent(content)], rawOutput: raw });
       return { role: "tool", callId: call.id, content, isError: true, code: decision.code };
@@ -363,7 +367,8 @@ async function runToolCall(turn: Turn, call: ModelToolCall): Promise<ModelMessag
       content = [{ type: "diff", path: absolute, oldText: before.state === "text" ? before.text : null, newText: after.text }];
     }
     const lines = result.meta.lines;
-    if (call.name === "edit" && Array.isArray(lines) && typeof lines[0] === "number") finalLocations = [{ path: absolute, line: lines[0] }];
+    // A tool that reports the changed lines (edit) points the client at the first.
+    if (Array.isArray(lines) && typeof lines[0] === "number") finalLocations = [{ path: absolute, line: lines[0] }];
   }
   await update({
     sessionUpdate: "tool_call_update",
@@ -455,19 +460,12 @@ async function snapshot(fs: FileSystem, path: string, signal: AbortSignal): Prom
   }
 }
 
-/** The change a write or edit would make, shown with the permission request; undefined when it cannot be foreseen. */
-function proposedDiff(tool: string, args: Record<string, unknown>, path: string, before: Snapshot): acp.ToolCallContent | undefined {
+/** The change a call would make (the tool's preview), shown with the permission request; undefined when it cannot be foreseen. */
+function proposedDiff(tool: DefinedTool, args: Record<string, unknown>, path: string, before: Snapshot): acp.ToolCallContent | undefined {
   if (before.state === "unknown") return undefined;
   const oldText = before.state === "text" ? before.text : null;
-  if (tool === "write" && typeof args.content === "string") return { type: "diff", path, oldText, newText: args.content };
-  if (tool !== "edit" || oldText === null || typeof args.old_string !== "string" || typeof args.new_string !== "string") return undefined;
-  try {
-    const edited = applyEdit(oldText, { oldString: args.old_string, newString: args.new_string, replaceAll: args.replace_all === true, path });
-    return { type: "diff", path, oldText, newText: edited.text };
-  } catch {
-    // The edit will fail with its own error once allowed; the request shows the call without a preview.
-    return undefined;
-  }
+  const newText = tool.preview?.(oldText, args, path);
+  return newText === undefined ? undefined : { type: "diff", path, oldText, newText };
 }
 
 function invalidArguments(call: ModelToolCall): ToolResult {
@@ -489,13 +487,11 @@ function rawOutput(result: ToolResult): Record<string, unknown> {
 }
 
 /** A call in a few words, for elision notes. */
-function describeCall(call: ModelToolCall): string {
+function describeCall(toolkit: Toolkit, call: ModelToolCall): string {
   const args = (typeof call.arguments === "object" && call.arguments !== null ? call.arguments : {}) as Record<string, unknown>;
-  return call.name === "bash" ? `bash ${JSON.stringify(title("bash", args, true))}` : title(call.name, args);
+  const tool = toolkit.tool(call.name) ?? builtinTool(call.name);
+  return tool ? tool.title(args, true) : pathTitle(call.name, args);
 }
-
-// The longest bash command a title shows whole; past it, the start and a count of what is left out.
-const COMMAND_TITLE_CHARS = 2000;
 
 /** The canonical path `path` leads to (symlinks followed); `path` itself when it cannot be resolved. */
 async function canonical(fs: FileSystem, path: string, signal: AbortSignal): Promise<string> {
@@ -504,23 +500,6 @@ async function canonical(fs: FileSystem, path: string, signal: AbortSignal): Pro
   } catch {
     return path;
   }
-}
-
-function title(name: string, args: Record<string, unknown>, short = false): string {
-  const text = (key: string) => (typeof args[key] === "string" ? (args[key] as string) : undefined);
-  const where = text("path") === undefined ? "" : ` in ${text("path")}`;
-  if (name === "bash") {
-    const whole = text("command") ?? "";
-    // The user approves what the title shows: every line of the command, not the first.
-    if (!short) return whole.length > COMMAND_TITLE_CHARS ? `${whole.slice(0, COMMAND_TITLE_CHARS)}… [${whole.length - COMMAND_TITLE_CHARS} more characters]` : whole || "bash";
-    const command = whole.split("\n")[0]!;
-    return command.length > 80 ? `${command.slice(0, 79)}…` : command || "bash";
-  }
-  if (name === "glob" || name === "grep") {
-    const include = text("include") === undefined ? "" : ` (${text("include")})`;
-    return `${name} ${JSON.stringify(text("pattern") ?? "")}${where}${include}`;
-  }
-  return `${name}${where}`;
 }
 
 /** The prompt as text for the model; content the agent did not advertise is refused. */

@@ -7,7 +7,7 @@
  * @module
  */
 import { jsonSchema, type JSONSchema7, tool, type ToolSet } from "ai";
-import { TOOL_TRAITS, type Toolkit, type ToolName, type ToolResult } from "../../core/mod.ts";
+import { type Toolkit, type ToolResult } from "../../core/mod.ts";
 
 export interface AiToolSetOptions {
   /**
@@ -27,7 +27,7 @@ export function createAiToolSet(toolkit: Toolkit, options?: AiToolSetOptions): T
   const actor = options?.actor ?? Symbol("toolfs AI SDK tool set");
   const tools: ToolSet = {};
   for (const definition of toolkit.definitions) {
-    const traits = TOOL_TRAITS[definition.name as ToolName];
+    const traits = toolkit.tool(definition.name)!.traits;
     tools[definition.name] = tool({
       description: definition.description,
       // No validator: the toolkit validates and answers bad arguments with a coded result the model can fix.

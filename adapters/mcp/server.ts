@@ -31,9 +31,9 @@ import {
   type ShellConfinement,
   type SpillStore,
   structuredResult,
-  TOOL_TRAITS,
   type Toolkit,
   type ToolLimits,
+  type DefinedTool,
   type ToolName,
 } from "../../core/mod.ts";
 
@@ -107,7 +107,7 @@ export interface ToolfsMcpOptions {
   readonly network?: boolean;
   /** Variables bash inherits besides the default allow-list (ToolkitOptions.bashEnv); the token is never among them unless named. */
   readonly bashEnv?: readonly string[];
-  readonly tools?: readonly ToolName[];
+  readonly tools?: readonly (ToolName | DefinedTool)[];
   readonly limits?: Partial<ToolLimits>;
   /** Diagnostics, one line each; never written to the protocol stream. */
   readonly log?: (line: string) => void;
@@ -348,13 +348,14 @@ function instructions(toolkit: Toolkit, roots: readonly string[] | undefined, ov
 
 function listing(toolkit: Toolkit, overlaid: boolean): McpTool[] {
   const tools = toolkit.definitions.map((definition): McpTool => {
-    const traits = TOOL_TRAITS[definition.name as ToolName];
+    const tool = toolkit.tool(definition.name)!;
+    const traits = tool.traits;
     return {
       name: definition.name,
       title: traits.title,
       description: definition.description,
       inputSchema: definition.inputSchema as McpTool["inputSchema"],
-      outputSchema: resultJsonSchema(definition.name as ToolName) as McpTool["outputSchema"],
+      outputSchema: resultJsonSchema(tool) as McpTool["outputSchema"],
       annotations: {
         title: traits.title,
         readOnlyHint: traits.readOnly,

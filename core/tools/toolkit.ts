@@ -27,18 +27,14 @@ import { isSearchError } from "../search/errors.ts";
 import type { SearchBackend } from "../search/backend.ts";
 import type { SpillStore } from "../spill/mod.ts";
 import { type ApprovalOutcome, type ApprovalRequest } from "./approval.ts";
-import { bashTool, DEFAULT_BASH_ENV } from "./bash.ts";
-import { editTool } from "./edit.ts";
-import { globTool } from "./glob.ts";
-import { grepTool } from "./grep.ts";
-import { readTool } from "./read.ts";
+import { DEFAULT_BASH_ENV } from "./bash.ts";
+import { BUILTIN_TOOLS, type ToolName } from "./builtins.ts";
+import type { DefinedTool } from "./define.ts";
 import { type NamedRoot, WorkspaceRoots } from "./roots.ts";
 import { type CallContext, DEFAULT_LIMITS, inputJsonSchema, type Tool, type ToolEnv, type ToolLimits } from "./tool.ts";
 import { type ToolCallOptions, type ToolDefinition, ToolError, type ToolResult } from "./types.ts";
-import { writeTool } from "./write.ts";
 
-/** The tools a toolkit can register. */
-export type ToolName = "read" | "write" | "edit" | "glob" | "grep" | "bash";
+export type { ToolName } from "./builtins.ts";
 
 export interface SandboxOptions {
   readonly mode: SandboxMode;
@@ -100,8 +96,11 @@ export function bashOffer(sandbox: Pick<SandboxOptions, "mode" | "deny" | "readS
 
 export interface ToolkitOptions {
   readonly fs: FileSystem;
-  /** Registered tools, in order; defaults to every tool the options make possible. */
-  readonly tools?: readonly ToolName[];
+  /**
+   * Registered tools, in order: built-in ones by name, a host's own as `defineTool` made them. Defaults to
+   * every built-in tool the options make possible.
+   */
+  readonly tools?: readonly (ToolName | DefinedTool)[];
   /**
    * Absolute directory relative paths start from and paths are shown relative to; defaults to the provider's
    * cwd. Or several workspace roots, the first being that directory: each is writable and readable as the
@@ -147,6 +146,8 @@ export interface Toolkit {
   readonly withheld: Readonly<Partial<Record<ToolName, string>>>;
   /** System-prompt guidance for the registered tools. */
   readonly guidance: string;
+  /** A registered tool: its traits, result schema, kind and permission, for surfaces that publish them. */
+  tool(name: string): DefinedTool | undefined;
   /** Runs one call. Never throws: every failure is a result with `isError` and a code. */
   call(name: string, args: unknown, options?: ToolCallOptions): Promise<ToolResult>;
   /**
@@ -164,6 +165,7 @@ export function createToolkit(options: ToolkitOptions): Toolkit {
 }
 
 interface Registered {
+  readonly entry: DefinedTool;
   readonly tool: Tool<Record<string, unknown>>;
   readonly schema: z.ZodType<Record<string, unknown>>;
   readonly definition: ToolDefinition;
@@ -233,13 +235,16 @@ class ToolkitImpl implements Toolkit {
     const bash = bashOffer(sandbox);
     const withheld: Partial<Record<ToolName, string>> = {};
     if (options.runner && !bash.offered) withheld.bash = bash.reason;
-    const names: readonly ToolName[] = options.tools ?? [
+    const entries: readonly DefinedTool[] = (options.tools ?? [
       "read",
       "write",
       "edit",
       ...(options.search ? (["glob", "grep"] as const) : []),
       ...(options.runner && bash.offered ? (["bash"] as const) : []),
-    ];
+    ]).map(registration);
+    const names = entries.map((entry) => entry.name);
+    const twice = names.find((name, i) => names.indexOf(name) !== i);
+    if (twice !== undefined) throw new RangeError(`tools: ${JSON.stringify(twice)} is registered twice`);
     // A bash the sandbox does not hold would make every refusal of the file tools meaningless.
     if (!bash.offered && names.includes("bash")) throw new RangeError(bash.reason);
     this.withheld = names.includes("bash") ? {} : withheld;
@@ -251,7 +256,7 @@ class ToolkitImpl implements Toolkit {
       ledger: (this.#ledger = options.policy === "none" ? undefined : new ObservationLedger()),
       // Advice names only tools that can act: glob and grep need a backend, and bash a runner that can stop
       // the background jobs of a command (otherwise it refuses every command).
-      has: (name) => (names as readonly string[]).includes(name) && usable(name, options.search, runner),
+      has: (name) => entries.some((entry) => entry.name === name && usable(entry, options.search, runner)),
       search: options.search,
       spill: options.spill,
       overCap: options.overCap ?? "sample",
@@ -259,11 +264,12 @@ class ToolkitImpl implements Toolkit {
       bashEnv: bashEnv(options.bashEnv),
       bashSandbox: bash.offered && bash.confined ? this.#describeShell() : undefined,
     };
-    const factories = { read: readTool, write: writeTool, edit: editTool, glob: globTool, grep: grepTool, bash: bashTool } as const;
-    for (const name of names) {
-      const tool = factories[name](env) as unknown as Tool<Record<string, unknown>>;
+    for (const entry of entries) {
+      const name = entry.name;
+      const tool = entry.create(env);
       const schema = tool.mutates && confining && this.#sandbox!.approve ? withEscalation(tool.schema, this.#sandbox!.mode) : tool.schema;
       this.#tools.set(name, {
+        entry,
         tool,
         schema,
         definition: { name, description: tool.description, inputSchema: inputJsonSchema(schema) },
@@ -271,6 +277,10 @@ class ToolkitImpl implements Toolkit {
     }
     this.definitions = [...this.#tools.values()].map((r) => r.definition);
     this.guidance = this.#guidance(confining, options.search !== undefined);
+  }
+
+  tool(name: string): DefinedTool | undefined {
+    return this.#tools.get(name)?.entry;
   }
 
   forget(actor?: unknown): void {
@@ -371,8 +381,8 @@ class ToolkitImpl implements Toolkit {
   }
 
   async #run(tool: Tool<Record<string, unknown>>, args: Record<string, unknown>, call: CallContext): Promise<ToolResult> {
-    const { content, meta } = await tool.run(args, call);
-    return { content, isError: false, meta };
+    const { content, meta, parts } = await tool.run(args, call);
+    return parts && parts.length > 0 ? { content, parts, isError: false, meta } : { content, isError: false, meta };
   }
 
   // A mutation under the sandbox: the fence for the standing mode, or, for a retry of the call the sandbox
@@ -508,11 +518,9 @@ class ToolkitImpl implements Toolkit {
 
   #guidance(confining: boolean, searching: boolean): string {
     // A listed glob or grep without a backend fails every call; its guidance says so instead of how it works.
-    const parts = [...this.#tools.values()].map((r) =>
-      (r.tool.name === "glob" || r.tool.name === "grep") && !searching
-        ? `${r.tool.name} cannot run in this session: no search backend was configured.`
-        : r.tool.guidance,
-    );
+    const parts = [...this.#tools.values()]
+      .map((r) => (r.entry.needs === "search" && !searching ? `${r.tool.name} cannot run in this session: no search backend was configured.` : r.tool.guidance))
+      .filter((guidance) => guidance !== "");
     const policy = this.#policy;
     if (confining && [...this.#tools.values()].some((r) => r.tool.mutates)) {
       const sandbox = this.#sandbox!;
@@ -532,7 +540,10 @@ class ToolkitImpl implements Toolkit {
       parts.push(`The ${sandbox.mode} sandbox ${where}${unless}.`);
     }
     if (this.#roots.several) parts.unshift(rootsGuidance(this.#roots));
-    const readers = [...this.#tools.keys()].filter((name) => ["read", "glob", "grep"].includes(name));
+    // The tools that look at files (read, glob, grep, and a host's read-only ones).
+    const readers = [...this.#tools.values()]
+      .filter(({ entry }) => entry.traits.readOnly && !entry.traits.openWorld && (entry.kind === "read" || entry.kind === "search"))
+      .map(({ entry }) => entry.name);
     if (policy && readers.length > 0 && policy.readScope === "workspace") {
       parts.push(`${readers.join(", ")} see only the workspace, the writable roots${policy.readableRoots.length > 0 ? ` and ${policy.readableRoots.join(", ")}` : ""}.`);
     }
@@ -617,10 +628,20 @@ function absolute(path: string, what: string): string {
   return resolvePath("/", path);
 }
 
-function usable(name: string, search: SearchBackend | undefined, runner: ProcessRunner | undefined): boolean {
-  if (name === "glob" || name === "grep") return search !== undefined;
-  if (name === "bash") return runner !== undefined && runner.treeStopGap?.() === undefined;
+function usable(entry: DefinedTool, search: SearchBackend | undefined, runner: ProcessRunner | undefined): boolean {
+  if (entry.needs === "search") return search !== undefined;
+  if (entry.needs === "runner") return runner !== undefined && runner.treeStopGap?.() === undefined;
   return true;
+}
+
+// A built-in tool by name, or a host's as defineTool made it.
+function registration(tool: ToolName | DefinedTool): DefinedTool {
+  if (typeof tool !== "string") {
+    if (typeof tool !== "object" || tool === null || typeof tool.create !== "function") throw new RangeError(`tools: ${String(tool)} is neither a tool name nor a defineTool result`);
+    return tool;
+  }
+  if (!Object.hasOwn(BUILTIN_TOOLS, tool)) throw new RangeError(`tools: unknown tool ${JSON.stringify(tool)}; the built-in ones are ${Object.keys(BUILTIN_TOOLS).join(", ")}`);
+  return BUILTIN_TOOLS[tool];
 }
 
 // "a", "a and b", "a, b and c".
