@@ -6,8 +6,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { z } from "zod";
-import { createEngineBackend, createToolkit, defineTool } from "../core/mod.ts";
-import { createScriptedModel } from "../adapters/acp/mod.ts";
+import { createEngineBackend, createToolkit, defineTool, partText, resultText } from "../core/mod.ts";
+import { RunContext } from "@openai/agents";
+import { createScriptedModel, type Model, type ModelMessage } from "../adapters/acp/mod.ts";
+import { createOpenAIAgentsTools } from "../adapters/openai-agents/mod.ts";
 import { createAiToolSet } from "../adapters/ai/mod.ts";
 import { createMemoryProvider } from "../adapters/memory/mod.ts";
 import { memoryRuntime, type Paired, pair } from "../adapters/mcp/support.ts";
@@ -153,6 +155,100 @@ describe("every surface serves it", () => {
         content: [{ type: "content", content: { type: "text", text: "b.txt: 3 words" } }],
         rawOutput: { isError: false, meta: { path: "b.txt", words: 3 } },
       });
+    } finally {
+      await rm(cwd, { recursive: true, force: true });
+    }
+  });
+});
+
+// A 1x1 PNG.
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+
+const picture = defineTool({
+  name: "picture",
+  description: "Show the workspace's picture.",
+  schema: z.object({}).strict(),
+  traits: { title: "Show picture", readOnly: true, destructive: false, idempotent: true, openWorld: false },
+  async run() {
+    return {
+      content: "The picture.",
+      parts: [
+        { type: "image", data: PNG, mediaType: "image/png", alt: "a dot" },
+        { type: "resource_link", uri: "file:///ws/all.txt", name: "all.txt", mediaType: "text/plain" },
+      ],
+    };
+  },
+});
+
+const FALLBACK = "The picture.\n[image: image/png, 70 bytes: a dot]\n[all.txt](file:///ws/all.txt)";
+
+describe("content parts", () => {
+  test("the toolkit keeps them beside the text; the text fallback describes each", async () => {
+    const kit = createToolkit({ fs: createMemoryProvider({ cwd: "/ws" }), tools: [picture] });
+    const result = await kit.call("picture", {});
+    expect(result).toMatchObject({ content: "The picture.", isError: false, parts: [{ type: "image", mediaType: "image/png" }, { type: "resource_link" }] });
+    expect(partText(result.parts![0]!)).toBe("[image: image/png, 70 bytes: a dot]");
+    expect(resultText(result)).toBe(FALLBACK);
+    // A built-in tool's result has no parts at all.
+    expect(await createToolkit({ fs: createMemoryProvider({ cwd: "/ws", files }), tools: ["read"] }).call("read", { path: "a.txt" })).not.toHaveProperty("parts");
+  });
+
+  test("MCP: an image block and a resource link after the text", async () => {
+    const runtime = memoryRuntime();
+    runtime.volume.mkdirSync("/ws", { recursive: true });
+    const paired = await pair({ runtime, roots: ["/ws"], tools: [picture] });
+    try {
+      await paired.client.listTools();
+      const result = await paired.client.callTool({ name: "picture", arguments: {} });
+      expect(result.content).toEqual([
+        { type: "text", text: "The picture." },
+        { type: "image", data: PNG, mimeType: "image/png" },
+        { type: "resource_link", uri: "file:///ws/all.txt", name: "all.txt", mimeType: "text/plain" },
+      ]);
+    } finally {
+      await paired.close();
+    }
+  });
+
+  test("the AI SDK: a file part for the image, the link in words; OpenAI Agents: the text fallback", async () => {
+    const kit = createToolkit({ fs: createMemoryProvider({ cwd: "/ws" }), tools: [picture] });
+    const tools = createAiToolSet(kit);
+    const output = await tools.picture!.execute!({}, { toolCallId: "c", messages: [], context: {} } as never);
+    expect(await tools.picture!.toModelOutput!({ toolCallId: "c", input: {}, output } as never)).toEqual({
+      type: "content",
+      value: [
+        { type: "text", text: "The picture." },
+        { type: "file", mediaType: "image/png", data: { type: "data", data: PNG } },
+        { type: "text", text: "[all.txt](file:///ws/all.txt)" },
+      ],
+    });
+    const [agentsTool] = createOpenAIAgentsTools(kit);
+    expect(await (agentsTool as unknown as { invoke: (c: RunContext, input: string) => Promise<unknown> }).invoke(new RunContext(), "{}")).toBe(FALLBACK);
+  });
+
+  test("ACP: image and link blocks in the tool call's content; the model gets the text fallback", async () => {
+    const cwd = await mkdtemp(join(tmpdir(), "toolfs-parts-"));
+    const seen: ModelMessage[][] = [];
+    const script = createScriptedModel({ turns: [{ toolCalls: [{ name: "picture", arguments: {} }] }, { text: "seen" }] });
+    const model: Model = { ...script, next: (request) => (seen.push([...request.messages]), script.next(request)) };
+    try {
+      const { peer } = inProcessAgent({ model, composition: { name: "pictures", tools: [picture], limits: {}, intro: "In {cwd}." } });
+      await peer.request("initialize", { protocolVersion: 1 });
+      const created = await peer.request("session/new", { cwd, mcpServers: [] });
+      const sessionId = (created.result as { sessionId: string }).sessionId;
+      await peer.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
+      const done = peer.transcript.flatMap((m) =>
+        "agent" in m && m.agent.method === "session/update" ? [(m.agent.params as { update: Record<string, unknown> }).update] : [],
+      )[1];
+      expect(done).toMatchObject({
+        sessionUpdate: "tool_call_update",
+        content: [
+          { type: "content", content: { type: "text", text: "The picture." } },
+          { type: "content", content: { type: "image", data: PNG, mimeType: "image/png" } },
+          { type: "content", content: { type: "resource_link", uri: "file:///ws/all.txt", name: "all.txt", mimeType: "text/plain" } },
+        ],
+      });
+      expect(seen[1]!.at(-1)).toMatchObject({ role: "tool", content: FALLBACK, isError: false });
     } finally {
       await rm(cwd, { recursive: true, force: true });
     }

@@ -11,6 +11,7 @@ import {
   createOverlaySearchBackend,
   createToolkit,
   builtinTool,
+  type ContentPart,
   decodeText,
   type DefinedTool,
   type FileSystem,
@@ -18,6 +19,7 @@ import {
   pathTitle,
   type ProcessRunner,
   resolvePath,
+  resultText,
   type SandboxOptions,
   type SearchBackend,
   type Toolkit,
@@ -359,7 +361,7 @@ async function runToolCall(turn: Turn, call: ModelToolCall): Promise<ModelMessag
     call.invalidArguments === undefined
       ? await runAs(session, turn.client, call.id, () => session.toolkit.call(call.name, call.arguments, { signal, cwd: session.cwd, actor: session }))
       : invalidArguments(call);
-  let content: acp.ToolCallContent[] = [textContent(result.content)];
+  let content: acp.ToolCallContent[] = [textContent(result.content), ...(result.parts ?? []).map(acpPart)];
   let finalLocations: acp.ToolCallLocation[] | undefined;
   if (!result.isError && before && absolute) {
     const after = await snapshot(session.fs, absolute, signal);
@@ -378,7 +380,8 @@ async function runToolCall(turn: Turn, call: ModelToolCall): Promise<ModelMessag
     ...(finalLocations ? { locations: finalLocations } : {}),
     rawOutput: rawOutput(result),
   });
-  return { role: "tool", callId: call.id, content: result.content, isError: result.isError, ...(result.error ? { code: result.error.code } : {}) };
+  // The model drivers take text: parts reach the model described in words.
+  return { role: "tool", callId: call.id, content: resultText(result), isError: result.isError, ...(result.error ? { code: result.error.code } : {}) };
 }
 
 /** Asks the client about one call, or answers from what the user said "always" to earlier in the session. */
@@ -475,6 +478,21 @@ function invalidArguments(call: ModelToolCall): ToolResult {
     isError: true,
     meta: {},
     error: { name: "ToolError", code: "TOOL_INVALID_ARGUMENTS" },
+  };
+}
+
+// ACP content blocks carry images and resource links as they are; every client must take resource links.
+function acpPart(part: ContentPart): acp.ToolCallContent {
+  if (part.type === "image") return { type: "content", content: { type: "image", data: part.data, mimeType: part.mediaType } };
+  return {
+    type: "content",
+    content: {
+      type: "resource_link",
+      uri: part.uri,
+      name: part.name,
+      ...(part.mediaType === undefined ? {} : { mimeType: part.mediaType }),
+      ...(part.description === undefined ? {} : { description: part.description }),
+    },
   };
 }
 

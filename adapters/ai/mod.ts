@@ -7,7 +7,7 @@
  * @module
  */
 import { jsonSchema, type JSONSchema7, tool, type ToolSet } from "ai";
-import { type Toolkit, type ToolResult } from "../../core/mod.ts";
+import { partText, resultText, type Toolkit, type ToolResult } from "../../core/mod.ts";
 
 export interface AiToolSetOptions {
   /**
@@ -34,9 +34,22 @@ export function createAiToolSet(toolkit: Toolkit, options?: AiToolSetOptions): T
       inputSchema: jsonSchema<unknown>(definition.inputSchema as JSONSchema7),
       execute: (input, { abortSignal }) =>
         toolkit.call(definition.name, input, { actor, ...(abortSignal ? { signal: abortSignal } : {}), ...(options?.cwd ? { cwd: options.cwd } : {}) }),
-      toModelOutput: ({ output }: { output: AiToolOutput }) => (output.isError ? { type: "error-text", value: output.content } : { type: "text", value: output.content }),
+      toModelOutput: ({ output }: { output: AiToolOutput }) => modelOutput(output),
       metadata: { source: "toolfs", title: traits.title, readOnly: traits.readOnly },
     });
   }
   return tools;
+}
+
+// The text alone where there is nothing else; with parts, an image as a file part the provider passes to the
+// model (or describes, where it cannot), and any other part in words.
+function modelOutput(output: AiToolOutput) {
+  if (output.isError) return { type: "error-text" as const, value: resultText(output) };
+  if (!output.parts || output.parts.length === 0) return { type: "text" as const, value: output.content };
+  const value = output.parts.map((part) =>
+    part.type === "image"
+      ? { type: "file" as const, mediaType: part.mediaType, data: { type: "data" as const, data: part.data } }
+      : { type: "text" as const, text: partText(part) },
+  );
+  return { type: "content" as const, value: [{ type: "text" as const, text: output.content }, ...value] };
 }

@@ -12,6 +12,7 @@ import {
   type FileSystem,
   type OverlayFileSystem,
   type ProcessRunner,
+  resultText,
   type SandboxOptions,
   sandboxPolicy,
   type SearchBackend,
@@ -232,7 +233,7 @@ async function runCalls(kit: Toolkit, parsed: Parsed, host: CliHost): Promise<nu
       continue;
     }
     if (parsed.calls.length > 1) host.out(`${index > 0 ? "\n" : ""}### ${tool} ${text}\n`);
-    host.out(`${result.content}\n`);
+    host.out(`${resultText(result)}\n`);
   }
   return failed ? 1 : 0;
 }

@@ -33,6 +33,7 @@ import {
   structuredResult,
   type Toolkit,
   type ToolLimits,
+  type ContentPart,
   type DefinedTool,
   type ToolName,
 } from "../../core/mod.ts";
@@ -305,7 +306,7 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
       // Roots that change mid-call do not move a call already running.
       const result = await current.toolkit.call(name, args ?? {}, { signal: ctx.mcpReq.signal, actor });
       answer = {
-        content: [{ type: "text", text: result.content }],
+        content: [{ type: "text", text: result.content }, ...(result.parts ?? []).map(mcpPart)],
         structuredContent: structuredResult(result),
         ...(result.isError ? { isError: true } : {}),
       };
@@ -366,6 +367,18 @@ function listing(toolkit: Toolkit, overlaid: boolean): McpTool[] {
     };
   });
   return overlaid ? [...tools, COMMIT_TOOL] : tools;
+}
+
+// MCP carries images and resource links in a tool result as they are.
+function mcpPart(part: ContentPart): CallToolResult["content"][number] {
+  if (part.type === "image") return { type: "image", data: part.data, mimeType: part.mediaType };
+  return {
+    type: "resource_link",
+    uri: part.uri,
+    name: part.name,
+    ...(part.mediaType === undefined ? {} : { mimeType: part.mediaType }),
+    ...(part.description === undefined ? {} : { description: part.description }),
+  };
 }
 
 function noRoots(clientHasRoots: boolean): CallToolResult {
