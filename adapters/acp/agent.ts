@@ -1,6 +1,6 @@
 // The ACP agent: its protocol handlers (initialize, session/new, session/prompt, session/cancel) over a
-// composition's toolkit; the prompt turn and its tool calls are in turn.ts. Runtime-neutral: the runtime's providers, search backend and
-// process runner arrive through AcpRuntime, and the transport through serveAcp's streams.
+// composition's toolkit; the prompt turn and its tool calls are in turn.ts. Runtime-neutral: the runtime's
+// providers, search backend and process runner arrive through AcpRuntime, the transport through serveAcp.
 import * as acp from "@agentclientprotocol/sdk";
 import {
   accessWords,
