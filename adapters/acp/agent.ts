@@ -1,32 +1,30 @@
-// The ACP agent: sessions over a composition's toolkit, prompt turns that drive a model, and tool calls
-// reported as the protocol's session updates. Runtime-neutral: the runtime's providers, search backend and
-// process runner arrive through AcpRuntime, and the transport through serveAcp's streams.
+// The ACP agent: its protocol handlers (initialize, session/new, session/prompt, session/cancel) over a
+// composition's toolkit; the prompt turn and its tool calls are in turn.ts. Runtime-neutral: the runtime's
+// providers, search backend and process runner arrive through AcpRuntime, the transport through serveAcp.
 import * as acp from "@agentclientprotocol/sdk";
 import {
   accessWords,
   approvalText,
-  applyEdit,
   type ApprovalOutcome,
   type ApprovalRequest,
   createOverlayProvider,
   createOverlaySearchBackend,
   createToolkit,
-  decodeText,
+  type DefinedTool,
   type FileSystem,
   isAbsolutePath,
   type ProcessRunner,
   resolvePath,
   type SandboxOptions,
   type SearchBackend,
-  type Toolkit,
   type ToolName,
-  type ToolResult,
 } from "../../core/mod.ts";
-import { type Composition, type RequestHeader, requestHeader, sessionTools } from "./composition.ts";
-import { type BudgetState, DEFAULT_TOKENS_PER_BYTE, fitContext, requestBytes } from "./context.ts";
-import { type Model, ModelError, type ModelMessage, type ModelToolCall } from "./model.ts";
-import { beginTurn, commandOf, OVERLAY_COMMANDS, type OverlayState, runCommand } from "./overlay.ts";
-import { asks, decide, type Decision, guardedKind, type PermissionKind, type PermissionMode, permissionOptions, refusalText } from "./permissions.ts";
+import { type Composition, requestHeader, sessionTools } from "./composition.ts";
+import { DEFAULT_TOKENS_PER_BYTE } from "./context.ts";
+import { type Model, ModelError } from "./model.ts";
+import { beginTurn, commandOf, OVERLAY_COMMANDS, runCommand } from "./overlay.ts";
+import type { PermissionMode } from "./permissions.ts";
+import { runTurn, type Session, textContent, type Turn, type Update } from "./turn.ts";
 
 /** The version the agent reports in `agentInfo`; kept equal to package.json's by a test. */
 export const AGENT_VERSION = "0.1.0";
@@ -76,49 +74,6 @@ export interface AcpAgent {
   close(): Promise<void>;
 }
 
-interface Session extends BudgetState {
-  readonly id: string;
-  readonly cwd: string;
-  readonly fs: FileSystem;
-  readonly toolkit: Toolkit;
-  readonly header: RequestHeader;
-  readonly history: ModelMessage[];
-  /** Answers the user gave with "always", per kind of call. */
-  readonly remembered: Map<PermissionKind, "allow" | "reject">;
-  /** The running prompt turn: aborting it cancels the turn and the tool call in flight. */
-  turn: { readonly controller: AbortController; readonly done: Promise<unknown> } | undefined;
-  /** The client of the running turn and its tool call, for escalation requests raised inside the toolkit. */
-  asking: { readonly client: acp.AgentContext; readonly callId: string } | undefined;
-  /** Set when the session works on an overlay (AcpAgentOptions.overlay). */
-  readonly overlay: OverlayState | undefined;
-}
-
-type Update = (update: acp.SessionUpdate) => Promise<void>;
-
-interface Turn {
-  readonly session: Session;
-  readonly model: Model;
-  readonly update: Update;
-  readonly client: acp.AgentContext;
-  readonly signal: AbortSignal;
-  readonly mode: PermissionMode;
-  readonly log: (line: string) => void;
-}
-
-/** Token counts of one prompt turn, summed over its model requests. */
-interface TurnUsage {
-  inputTokens: number;
-  outputTokens: number;
-  cachedReadTokens: number;
-  /** The last request's input plus output: what the conversation now fills of the window. */
-  inContext: number;
-  reported: boolean;
-}
-
-const KINDS: Readonly<Record<string, acp.ToolKind>> = { bash: "execute", glob: "search", grep: "search", read: "read", write: "edit", edit: "edit" };
-
-// Files larger than this are not loaded to show a diff; the tool's own result text stands in.
-const DIFF_MAX_BYTES = 1024 * 1024;
 
 /** Builds the agent app; connect it to one client (`serveAcp` does that over a byte stream). */
 export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
@@ -247,164 +202,14 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
   return { app, close };
 }
 
+type SessionTools = { readonly tools: readonly (ToolName | DefinedTool)[]; readonly notes: readonly string[] };
+
 /** The tools and notes of a session, less bash on an overlay (its commands would write past it). */
-function withOverlay(offered: { readonly tools: readonly ToolName[]; readonly notes: readonly string[] }, overlay: boolean): { readonly tools: readonly ToolName[]; readonly notes: readonly string[] } {
+function withOverlay(offered: SessionTools, overlay: boolean): SessionTools {
   if (!overlay) return offered;
   const kept = "Writes are kept apart from the real files until the user commits them; the user can also undo your last turn.";
   if (!offered.tools.includes("bash")) return { tools: offered.tools, notes: [...offered.notes, kept] };
   return { tools: offered.tools.filter((t) => t !== "bash"), notes: [...offered.notes, "bash is not offered: its commands would change the real files, which this session keeps apart until the user commits.", kept] };
-}
-
-/** Runs one prompt turn to its stop reason: model steps and their tool calls, until no tool is called. */
-async function runTurn(turn: Turn, text: string, maxRequests: number): Promise<{ stopReason: acp.StopReason; usage: TurnUsage }> {
-  const { session, model, update, signal } = turn;
-  const usage: TurnUsage = { inputTokens: 0, outputTokens: 0, cachedReadTokens: 0, inContext: 0, reported: false };
-  const end = (stopReason: acp.StopReason) => ({ stopReason, usage });
-  session.history.push({ role: "user", text });
-  for (let step = 0; step < maxRequests; step++) {
-    if (signal.aborted) return end("cancelled");
-    if (model.contextWindow !== undefined) {
-      const elided = fitContext(session.history, session.header, model.contextWindow, session, (call) => describeCall(call));
-      if (elided > 0) turn.log(`toolfs acp: elided ${elided} old tool output(s) to fit the ${model.contextWindow}-token context window`);
-    }
-    const sent = requestBytes(session.header.system, session.header.tools, session.history);
-    let streamed = false;
-    let reply;
-    try {
-      reply = await model.next({
-        ...session.header,
-        messages: session.history,
-        signal,
-        onText: async (delta) => {
-          streamed = true;
-          await update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: delta } });
-        },
-        onThought: (delta) => update({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: delta } }),
-      });
-    } catch (error) {
-      if (signal.aborted) return end("cancelled");
-      throw error;
-    }
-    if (signal.aborted) return end("cancelled");
-    if (reply.usage) {
-      usage.reported = true;
-      usage.inputTokens += reply.usage.inputTokens;
-      usage.outputTokens += reply.usage.outputTokens;
-      usage.cachedReadTokens += reply.usage.cachedInputTokens ?? 0;
-      usage.inContext = reply.usage.inputTokens + reply.usage.outputTokens;
-      // The provider's count calibrates the estimate the budget uses for the next request.
-      if (reply.usage.inputTokens > 0 && sent > 0) session.tokensPerByte = reply.usage.inputTokens / sent;
-    }
-    session.history.push({ role: "assistant", text: reply.text, toolCalls: reply.toolCalls });
-    if (reply.text !== "" && !streamed) await update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: reply.text } });
-    if (reply.toolCalls.length === 0) return end(reply.stopReason ?? "end_turn");
-    for (const call of reply.toolCalls) {
-      // Every call the model asked for gets a result in the history, also those a cancel kept from running.
-      if (signal.aborted) session.history.push({ role: "tool", callId: call.id, content: "Not run: the turn was cancelled.", isError: true, code: "TOOL_ABORTED" });
-      else session.history.push(await runToolCall(turn, call));
-    }
-  }
-  return end(signal.aborted ? "cancelled" : "max_turn_requests");
-}
-
-/** A file's text before a write or edit, to show the change as a diff. */
-type Snapshot = { readonly state: "absent" } | { readonly state: "text"; readonly text: string } | { readonly state: "unknown" };
-
-async function runToolCall(turn: Turn, call: ModelToolCall): Promise<ModelMessage> {
-  const { session, update, signal } = turn;
-  const args = (typeof call.arguments === "object" && call.arguments !== null ? call.arguments : {}) as Record<string, unknown>;
-  const path = typeof args.path === "string" ? args.path : undefined;
-  // The file the call would touch, through any symlink: what the user is asked about and shown.
-  const absolute = path === undefined ? undefined : await canonical(session.fs, resolvePath(session.cwd, path), signal);
-  const locations: acp.ToolCallLocation[] = absolute === undefined ? [] : [{ path: absolute }];
-  const leads = absolute !== undefined && absolute !== resolvePath(session.cwd, path!) ? `, which leads to ${absolute}` : "";
-  // In the order the fields have always gone on the wire, which the pinned transcripts show.
-  const announce = (status: acp.ToolCallStatus, content?: acp.ToolCallContent): acp.ToolCall => ({
-    toolCallId: call.id,
-    title: `${title(call.name, args)}${leads}`,
-    kind: KINDS[call.name] ?? "other",
-    status,
-    rawInput: call.invalidArguments ?? call.arguments,
-    ...(absolute === undefined ? {} : { locations }),
-    ...(content ? { content: [content] } : {}),
-  });
-  const offered = session.toolkit.definitions.some((d) => d.name === call.name);
-  const kind = offered && call.invalidArguments === undefined ? guardedKind(call.name) : undefined;
-  const diffs = absolute !== undefined && offered && (call.name === "write" || call.name === "edit");
-  const before: Snapshot | undefined = diffs ? await snapshot(session.fs, absolute, signal) : undefined;
-
-  // A kind the user allowed "always" runs like one the mode never asks about: in progress from the start.
-  if (kind !== undefined && asks(turn.mode, kind) && session.remembered.get(kind) !== "allow") {
-    const preview = before && absolute ? proposedDiff(call.name, args, absolute, before) : undefined;
-    await update({ sessionUpdate: "tool_call", ...announce("pending", preview) });
-    const decision = await permission(turn, call, kind, announce("pending", preview));
-    if (!decision.run) {
-      if (signal.aborted) return { role: "tool", callId: call.id, content: "Not run: the turn was cancelled.", isError: true, code: "TOOL_ABORTED" };
-      const content = refusalText(call.name, decision.code, decision.standing === true);
-      const raw = { isError: true, meta: {}, error: { name: "PermissionError", code: decision.code } };
-      await update({ sessionUpdate: "tool_call_update", toolCallId: call.id, status: "failed", content: [textContent(content)], rawOutput: raw });
-      return { role: "tool", callId: call.id, content, isError: true, code: decision.code };
-    }
-    await update({ sessionUpdate: "tool_call_update", toolCallId: call.id, status: "in_progress" });
-  } else {
-    // The arguments are complete and nothing awaits approval, so the call is running from the start: never pending.
-    await update({ sessionUpdate: "tool_call", ...announce("in_progress") });
-  }
-
-  const result: ToolResult =
-    call.invalidArguments === undefined
-      ? await runAs(session, turn.client, call.id, () => session.toolkit.call(call.name, call.arguments, { signal, cwd: session.cwd, actor: session }))
-      : invalidArguments(call);
-  let content: acp.ToolCallContent[] = [textContent(result.content)];
-  let finalLocations: acp.ToolCallLocation[] | undefined;
-  if (!result.isError && before && absolute) {
-    const after = await snapshot(session.fs, absolute, signal);
-    if (after.state === "text" && before.state !== "unknown") {
-      content = [{ type: "diff", path: absolute, oldText: before.state === "text" ? before.text : null, newText: after.text }];
-    }
-    const lines = result.meta.lines;
-    if (call.name === "edit" && Array.isArray(lines) && typeof lines[0] === "number") finalLocations = [{ path: absolute, line: lines[0] }];
-  }
-  await update({
-    sessionUpdate: "tool_call_update",
-    toolCallId: call.id,
-    status: result.isError ? "failed" : "completed",
-    content,
-    ...(finalLocations ? { locations: finalLocations } : {}),
-    rawOutput: rawOutput(result),
-  });
-  return { role: "tool", callId: call.id, content: result.content, isError: result.isError, ...(result.error ? { code: result.error.code } : {}) };
-}
-
-/** Asks the client about one call, or answers from what the user said "always" to earlier in the session. */
-async function permission(turn: Turn, call: ModelToolCall, kind: PermissionKind, toolCall: acp.ToolCall): Promise<Decision> {
-  const { session, signal } = turn;
-  if (session.remembered.get(kind) === "reject") return { run: false, code: "PERMISSION_REJECTED", standing: true };
-  let decision: Decision;
-  try {
-    const response = await turn.client.request(
-      acp.methods.client.session.requestPermission,
-      { sessionId: session.id, toolCall, options: permissionOptions(kind) },
-      { cancellationSignal: signal, stopWaitingOnCancel: true },
-    );
-    decision = decide(response);
-  } catch (error) {
-    if (signal.aborted) return { run: false, code: "PERMISSION_CANCELLED" };
-    turn.log(`toolfs acp: could not ask permission for ${call.name}: ${(error as Error).message}`);
-    return { run: false, code: "PERMISSION_UNAVAILABLE" };
-  }
-  if (decision.remember) session.remembered.set(kind, decision.remember);
-  return decision;
-}
-
-/** Runs a toolkit call with the client and call id at hand, for an escalation the sandbox may raise. */
-async function runAs<T>(session: Session, client: acp.AgentContext, callId: string, run: () => Promise<T>): Promise<T> {
-  session.asking = { client, callId };
-  try {
-    return await run();
-  } finally {
-    session.asking = undefined;
-  }
 }
 
 /** A sandbox escalation (a refused write retried with wider access) put to the user as a permission request. */
@@ -439,88 +244,6 @@ async function approveEscalation(request: ApprovalRequest, session: Session | un
     log(`toolfs acp: could not ask about wider sandbox access: ${(error as Error).message}`);
     return "rejected";
   }
-}
-
-async function snapshot(fs: FileSystem, path: string, signal: AbortSignal): Promise<Snapshot> {
-  try {
-    const target = await fs.resolve(path, { signal });
-    const info = await fs.stat(target, { signal });
-    if (info === undefined) return { state: "absent" };
-    if (info.type !== "file") return { state: "unknown" };
-    const { bytes } = await fs.readBytes(target, { maxBytes: DIFF_MAX_BYTES, signal });
-    return { state: "text", text: decodeText(bytes).text };
-  } catch {
-    // Too large, not text, unreadable: the result's own text describes the change instead.
-    return { state: "unknown" };
-  }
-}
-
-/** The change a write or edit would make, shown with the permission request; undefined when it cannot be foreseen. */
-function proposedDiff(tool: string, args: Record<string, unknown>, path: string, before: Snapshot): acp.ToolCallContent | undefined {
-  if (before.state === "unknown") return undefined;
-  const oldText = before.state === "text" ? before.text : null;
-  if (tool === "write" && typeof args.content === "string") return { type: "diff", path, oldText, newText: args.content };
-  if (tool !== "edit" || oldText === null || typeof args.old_string !== "string" || typeof args.new_string !== "string") return undefined;
-  try {
-    const edited = applyEdit(oldText, { oldString: args.old_string, newString: args.new_string, replaceAll: args.replace_all === true, path });
-    return { type: "diff", path, oldText, newText: edited.text };
-  } catch {
-    // The edit will fail with its own error once allowed; the request shows the call without a preview.
-    return undefined;
-  }
-}
-
-function invalidArguments(call: ModelToolCall): ToolResult {
-  const shown = call.invalidArguments!.length > 200 ? `${call.invalidArguments!.slice(0, 200)}…` : call.invalidArguments!;
-  return {
-    content: `Invalid arguments for ${call.name}: not a JSON object (${JSON.stringify(shown)}). Send the arguments as one JSON object.`,
-    isError: true,
-    meta: {},
-    error: { name: "ToolError", code: "TOOL_INVALID_ARGUMENTS" },
-  };
-}
-
-function textContent(text: string): acp.ToolCallContent {
-  return { type: "content", content: { type: "text", text } };
-}
-
-function rawOutput(result: ToolResult): Record<string, unknown> {
-  return { isError: result.isError, meta: result.meta, ...(result.error ? { error: result.error } : {}) };
-}
-
-/** A call in a few words, for elision notes. */
-function describeCall(call: ModelToolCall): string {
-  const args = (typeof call.arguments === "object" && call.arguments !== null ? call.arguments : {}) as Record<string, unknown>;
-  return call.name === "bash" ? `bash ${JSON.stringify(title("bash", args, true))}` : title(call.name, args);
-}
-
-// The longest bash command a title shows whole; past it, the start and a count of what is left out.
-const COMMAND_TITLE_CHARS = 2000;
-
-/** The canonical path `path` leads to (symlinks followed); `path` itself when it cannot be resolved. */
-async function canonical(fs: FileSystem, path: string, signal: AbortSignal): Promise<string> {
-  try {
-    return (await fs.resolve(path, { signal })).key;
-  } catch {
-    return path;
-  }
-}
-
-function title(name: string, args: Record<string, unknown>, short = false): string {
-  const text = (key: string) => (typeof args[key] === "string" ? (args[key] as string) : undefined);
-  const where = text("path") === undefined ? "" : ` in ${text("path")}`;
-  if (name === "bash") {
-    const whole = text("command") ?? "";
-    // The user approves what the title shows: every line of the command, not the first.
-    if (!short) return whole.length > COMMAND_TITLE_CHARS ? `${whole.slice(0, COMMAND_TITLE_CHARS)}… [${whole.length - COMMAND_TITLE_CHARS} more characters]` : whole || "bash";
-    const command = whole.split("\n")[0]!;
-    return command.length > 80 ? `${command.slice(0, 79)}…` : command || "bash";
-  }
-  if (name === "glob" || name === "grep") {
-    const include = text("include") === undefined ? "" : ` (${text("include")})`;
-    return `${name} ${JSON.stringify(text("pattern") ?? "")}${where}${include}`;
-  }
-  return `${name}${where}`;
 }
 
 /** The prompt as text for the model; content the agent did not advertise is refused. */

@@ -1,10 +1,10 @@
-import { bashOffer, type SandboxOptions, type Toolkit, type ToolDefinition, type ToolLimits, type ToolName } from "../../core/mod.ts";
+import { bashOffer, type DefinedTool, type SandboxOptions, type Toolkit, type ToolDefinition, type ToolLimits, type ToolName } from "../../core/mod.ts";
 
 /** What one agent offers a model: its tools, their limits, and how its system prompt opens. */
 export interface Composition {
   readonly name: string;
-  /** The registered tools, in the order the model sees them. */
-  readonly tools: readonly ToolName[];
+  /** The registered tools, in the order the model sees them: built-in ones by name, a host's own (defineTool). */
+  readonly tools: readonly (ToolName | DefinedTool)[];
   readonly limits: Partial<ToolLimits>;
   /** The system prompt's first line; `{cwd}` stands for the session's working directory. */
   readonly intro: string;
@@ -44,7 +44,7 @@ export function bashUnder(sandbox: Pick<SandboxOptions, "mode" | "deny" | "readS
 export function sessionTools(
   composition: Composition,
   sandbox: Pick<SandboxOptions, "mode" | "deny" | "readScope" | "confinement"> | undefined,
-): { readonly tools: readonly ToolName[]; readonly notes: readonly string[] } {
+): { readonly tools: readonly (ToolName | DefinedTool)[]; readonly notes: readonly string[] } {
   const bash = bashUnder(sandbox);
   if (bash.offered || !composition.tools.includes("bash")) return { tools: composition.tools, notes: [] };
   return { tools: composition.tools.filter((t) => t !== "bash"), notes: [bash.reason] };

@@ -12,13 +12,6 @@ export const PERMISSION_MODES: readonly PermissionMode[] = ["ask", "allow-edits"
 /** What an answer is remembered for: changes to files, or commands. */
 export type PermissionKind = "edit" | "execute";
 
-const GUARDED: Readonly<Record<string, PermissionKind>> = { write: "edit", edit: "edit", bash: "execute" };
-
-/** The kind a call to `tool` is asked under, or undefined when it runs without asking. */
-export function guardedKind(tool: string): PermissionKind | undefined {
-  return GUARDED[tool];
-}
-
 /** Whether `mode` puts a call of `kind` to the user. */
 export function asks(mode: PermissionMode, kind: PermissionKind): boolean {
   return mode === "ask" || (mode === "allow-edits" && kind === "execute");
@@ -63,11 +56,11 @@ export function decide(response: acp.RequestPermissionResponse): Decision {
 }
 
 /** What the model is told when a call was not run for want of permission. */
-export function refusalText(tool: string, code: Extract<Decision, { run: false }>["code"], standing: boolean): string {
-  const what = tool === "bash" ? "command" : tool;
+export function refusalText(tool: string, kind: PermissionKind, code: Extract<Decision, { run: false }>["code"], standing: boolean): string {
+  const what = kind === "execute" ? "command" : tool;
   if (code === "PERMISSION_UNAVAILABLE") return `This ${what} needs the user's permission and the client could not be asked, so it was not run.`;
   if (code === "PERMISSION_CANCELLED") return `The permission request for this ${what} was withdrawn, so it was not run.`;
   return standing
-    ? `The user has refused every ${tool === "bash" ? "command" : "file change"} in this session; this ${what} was not run.`
+    ? `The user has refused every ${kind === "execute" ? "command" : "file change"} in this session; this ${what} was not run.`
     : `The user refused this ${what}; nothing was run or changed. Do not repeat it; ask the user or take another way.`;
 }

@@ -8,7 +8,7 @@
  * @module
  */
 import { jsonSchema, type JSONSchema7, tool, type ToolSet } from "ai";
-import { TOOL_TRAITS, type Toolkit, type ToolName, type ToolResult } from "../../core/mod.ts";
+import { partText, resultText, type Toolkit, type ToolResult } from "../../core/mod.ts";
 
 export interface AiToolSetOptions {
   /**
@@ -28,18 +28,31 @@ export function createAiToolSet(toolkit: Toolkit, options?: AiToolSetOptions): T
   const actor = options?.actor ?? Symbol("toolfs AI SDK tool set");
   const tools: ToolSet = {};
   for (const definition of toolkit.definitions) {
-    const traits = TOOL_TRAITS[definition.name as ToolName];
+    const traits = toolkit.tool(definition.name)!.traits;
     tools[definition.name] = tool({
       description: definition.description,
       // No validator: the toolkit validates and answers bad arguments with a coded result the model can fix.
       inputSchema: jsonSchema<unknown>(definition.inputSchema as JSONSchema7),
       execute: (input, { abortSignal }) =>
         toolkit.call(definition.name, input, { actor, ...(abortSignal ? { signal: abortSignal } : {}), ...(options?.cwd ? { cwd: options.cwd } : {}) }),
-      toModelOutput: ({ output }: { output: AiToolOutput }) => (output.isError ? { type: "error-text", value: output.content } : { type: "text", value: output.content }),
+      toModelOutput: ({ output }: { output: AiToolOutput }) => modelOutput(output),
       metadata: { source: "toolfs", title: traits.title, readOnly: traits.readOnly },
     });
   }
   return tools;
+}
+
+// The text alone where there is nothing else; with parts, an image as a file part the provider passes to the
+// model (or describes, where it cannot), and any other part in words.
+function modelOutput(output: AiToolOutput) {
+  if (output.isError) return { type: "error-text" as const, value: resultText(output) };
+  if (!output.parts || output.parts.length === 0) return { type: "text" as const, value: output.content };
+  const value = output.parts.map((part) =>
+    part.type === "image"
+      ? { type: "file" as const, mediaType: part.mediaType, data: { type: "data" as const, data: part.data } }
+      : { type: "text" as const, text: partText(part) },
+  );
+  return { type: "content" as const, value: [{ type: "text" as const, text: output.content }, ...value] };
 }
 
 export { createAiSdkModel } from "./acp-model.ts";

@@ -10,6 +10,7 @@ import {
   createOverlaySearchBackend,
   createToolkit,
   type OverlayFileSystem,
+  resultText,
   type SandboxOptions,
   type Toolkit,
 } from "../../core/mod.ts";
@@ -106,7 +107,7 @@ async function runCalls(kit: Toolkit, parsed: Parsed, host: CliHost): Promise<nu
       continue;
     }
     if (parsed.calls.length > 1) host.out(`${index > 0 ? "\n" : ""}### ${tool} ${text}\n`);
-    host.out(`${result.content}\n`);
+    host.out(`${resultText(result)}\n`);
   }
   return failed ? 1 : 0;
 }

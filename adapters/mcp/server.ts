@@ -31,9 +31,10 @@ import {
   type ShellConfinement,
   type SpillStore,
   structuredResult,
-  TOOL_TRAITS,
   type Toolkit,
   type ToolLimits,
+  type ContentPart,
+  type DefinedTool,
   type ToolName,
 } from "../../core/mod.ts";
 
@@ -107,7 +108,7 @@ export interface ToolfsMcpOptions {
   readonly network?: boolean;
   /** Variables bash inherits besides the default allow-list (ToolkitOptions.bashEnv); the token is never among them unless named. */
   readonly bashEnv?: readonly string[];
-  readonly tools?: readonly ToolName[];
+  readonly tools?: readonly (ToolName | DefinedTool)[];
   readonly limits?: Partial<ToolLimits>;
   /** Diagnostics, one line each; never written to the protocol stream. */
   readonly log?: (line: string) => void;
@@ -305,7 +306,7 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
       // Roots that change mid-call do not move a call already running.
       const result = await current.toolkit.call(name, args ?? {}, { signal: ctx.mcpReq.signal, actor });
       answer = {
-        content: [{ type: "text", text: result.content }],
+        content: [{ type: "text", text: result.content }, ...(result.parts ?? []).map(mcpPart)],
         structuredContent: structuredResult(result),
         ...(result.isError ? { isError: true } : {}),
       };
@@ -348,13 +349,14 @@ function instructions(toolkit: Toolkit, roots: readonly string[] | undefined, ov
 
 function listing(toolkit: Toolkit, overlaid: boolean): McpTool[] {
   const tools = toolkit.definitions.map((definition): McpTool => {
-    const traits = TOOL_TRAITS[definition.name as ToolName];
+    const tool = toolkit.tool(definition.name)!;
+    const traits = tool.traits;
     return {
       name: definition.name,
       title: traits.title,
       description: definition.description,
       inputSchema: definition.inputSchema as McpTool["inputSchema"],
-      outputSchema: resultJsonSchema(definition.name as ToolName) as McpTool["outputSchema"],
+      outputSchema: resultJsonSchema(tool) as McpTool["outputSchema"],
       annotations: {
         title: traits.title,
         readOnlyHint: traits.readOnly,
@@ -365,6 +367,18 @@ function listing(toolkit: Toolkit, overlaid: boolean): McpTool[] {
     };
   });
   return overlaid ? [...tools, COMMIT_TOOL] : tools;
+}
+
+// MCP carries images and resource links in a tool result as they are.
+function mcpPart(part: ContentPart): CallToolResult["content"][number] {
+  if (part.type === "image") return { type: "image", data: part.data, mimeType: part.mediaType };
+  return {
+    type: "resource_link",
+    uri: part.uri,
+    name: part.name,
+    ...(part.mediaType === undefined ? {} : { mimeType: part.mediaType }),
+    ...(part.description === undefined ? {} : { description: part.description }),
+  };
 }
 
 function noRoots(clientHasRoots: boolean): CallToolResult {

@@ -18,6 +18,7 @@ import {
   isFsError,
   normalizeLineEndings,
   relativeWithin,
+  resultText,
   resolvePath,
   resolveSandbox,
   rulesFence,
@@ -56,7 +57,8 @@ export function createOpenAIAgentsTools(toolkit: Toolkit, options?: OpenAIAgents
         ...(options?.cwd ? { cwd: options.cwd } : {}),
       });
       if (callId !== undefined) results.set(callId, result);
-      return result.content;
+      // Function tools answer in text: any part beyond it (an image, a link) is described in words.
+      return resultText(result);
     };
     const customDataExtractor = ({ toolCall }: { toolCall: { callId: string } }) => {
       const result = results.get(toolCall.callId);

@@ -6,6 +6,7 @@ import type { ProcessRunner } from "../process/types.ts";
 import type { SearchBackend } from "../search/backend.ts";
 import type { SpillStore } from "../spill/mod.ts";
 import type { WorkspaceRoots } from "./roots.ts";
+import type { ContentPart } from "./types.ts";
 
 /** Every limit the tools apply; each is configurable. */
 export interface ToolLimits {
@@ -106,6 +107,8 @@ export interface CallContext {
 export interface ToolOutput {
   readonly content: string;
   readonly meta: Record<string, unknown>;
+  /** Content beyond the text (an image, a link to a spill), for surfaces that can show it. */
+  readonly parts?: readonly ContentPart[];
 }
 
 /** A tool as the toolkit registers it. */

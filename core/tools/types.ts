@@ -43,9 +43,36 @@ export class ToolError extends CodedError<ToolErrorCode> {
   override readonly name = "ToolError";
 }
 
+/**
+ * Content of a result beyond its text: an image (base64 bytes and their media type), or a link to a resource
+ * (a spill of complete results). The text always stands on its own; a surface that cannot carry a part shows
+ * `partText` of it instead.
+ */
+export type ContentPart =
+  | { readonly type: "image"; readonly data: string; readonly mediaType: string; readonly alt?: string }
+  | { readonly type: "resource_link"; readonly uri: string; readonly name: string; readonly mediaType?: string; readonly description?: string };
+
+/** A part in words, for a surface that cannot carry it. */
+export function partText(part: ContentPart): string {
+  if (part.type === "image") {
+    const bytes = Math.floor((part.data.replace(/=+$/, "").length * 3) / 4);
+    return `[image: ${part.mediaType}, ${bytes} bytes${part.alt ? `: ${part.alt}` : ""}]`;
+  }
+  return `[${part.name}](${part.uri})${part.description ? ` ${part.description}` : ""}`;
+}
+
+/** The result's text with its parts in words after it: what a text-only surface shows. */
+export function resultText(result: { readonly content: string; readonly parts?: readonly ContentPart[] | undefined }): string {
+  if (!result.parts || result.parts.length === 0) return result.content;
+  return [result.content, ...result.parts.map(partText)].join("\n");
+}
+
 /** The result of one call: the text the model reads, and data for hosts and UIs. */
 export interface ToolResult {
+  /** The text; complete without the parts. */
   readonly content: string;
+  /** Content beyond the text, where the tool has it; absent for the built-in tools' text results. */
+  readonly parts?: readonly ContentPart[];
   readonly isError: boolean;
   readonly meta: Readonly<Record<string, unknown>>;
   /** On failure: the error's class name and its stable code. */
