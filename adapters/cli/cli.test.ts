@@ -644,10 +644,11 @@ describe("the toolfs executable", () => {
     const listening = new Promise<void>((resolve) => child.stderr.on("data", (chunk: Buffer) => ((stderr += chunk), stderr.includes("listening on") && resolve())));
     // Every holder of the pipes gone: the shell and the server.
     const closed = new Promise<void>((resolve) => child.on("close", () => resolve()));
-    const server = async () => Number(execFileSync("ps", ["-o", "pid=", "--ppid", String(child.pid)], { encoding: "utf8" }).trim());
-    onTestFinished(async () => {
-      const pid = await server().catch(() => NaN);
-      if (pid > 0) process.kill(pid, "SIGKILL");
+    let pid = 0;
+    const server = async () => (pid = Number(execFileSync("ps", ["-o", "pid=", "--ppid", String(child.pid)], { encoding: "utf8" }).trim()));
+    // A server that outlived its test (the bug) is stopped by the pid found while its shell was alive.
+    onTestFinished(() => {
+      if (pid > 0 && existsSync(`/proc/${pid}/cmdline`) && readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(cli)) process.kill(pid, "SIGKILL");
     });
     return { child, listening, closed, server, stderr: () => stderr };
   }
