@@ -112,7 +112,7 @@ describe("bash", () => {
     const masks = ["--perms", "0000", "--tmpfs", "/ws/keys", "--remount-ro", "/ws/keys"];
     expect([readOnly!.args, readOnly!.cwd]).toEqual([["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc", ...masks, ...tail], "/ws"]);
     // /tmp does not exist in this volume, so only the workspace is bound; .git exists and is bound read-only again.
-    expect(workspaceWrite!.args).toEqual(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc", "--bind", "/ws", "/ws", "--ro-bind", "/ws/.git", "/ws/.git", ...masks, ...tail]);
+    expect(workspaceWrite!.args).toEqual(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc", "--bind", "/ws", "/ws", "--ro-bind-try", "/ws/.git", "/ws/.git", ...masks, ...tail]);
     expect(fullAccess!.args).toEqual(["--bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc", "--ro-bind-try", "/sys", "/sys", ...masks, ...tail.filter((arg) => arg !== "--unshare-net")]);
   });
 

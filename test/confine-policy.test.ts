@@ -86,7 +86,7 @@ describe("bubblewrapArgs", () => {
     expect(bubblewrapArgs(view, command)).toEqual([
       ...["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc"],
       ...["--bind", "/tmp", "/tmp", "--bind", "/ws", "/ws", "--bind", "/ws/inner", "/ws/inner"],
-      ...["--ro-bind", "/ws/.git", "/ws/.git"],
+      ...["--ro-bind-try", "/ws/.git", "/ws/.git"],
       ...["--ro-bind", "/dev/null", "/ws/.env", "--perms", "0000", "--tmpfs", "/home/u/.ssh", "--remount-ro", "/home/u/.ssh"],
       ...TAIL.filter((arg) => arg !== "--unshare-net"),
     ]);

@@ -37,7 +37,7 @@ describe("pinned directories", () => {
       { command: "true" },
     );
     expect(args.slice(0, 24).join(" ")).toBe(
-      "--ro-bind / / --dev /dev --proc /proc --remount-ro /proc --bind /ws /ws --bind /ws/a /ws/a --bind /ws/a/b /ws/a/b --ro-bind /ws/a/.git /ws/a/.git --ro-bind /dev/null /ws/a/b/s",
+      "--ro-bind / / --dev /dev --proc /proc --remount-ro /proc --bind /ws /ws --bind /ws/a /ws/a --bind /ws/a/b /ws/a/b --ro-bind-try /ws/a/.git /ws/a/.git --ro-bind /dev/null /ws/a/b/s",
     );
   });
 });

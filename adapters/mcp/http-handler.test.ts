@@ -106,11 +106,12 @@ test("each malformed request gets its own status and JSON-RPC error, and the han
   expect((await h.fetch(post(INIT, {}, at))).status).toBe(200);
 });
 
-test("past maxSessions an initialize is 503 until a session closes", async () => {
+// The initialize answers are never read here, so both sessions still have a call in flight: none is idle to close.
+test("past maxSessions, with every session busy, an initialize is 503 until a session closes", async () => {
   const { handler: h, logs } = handler({ maxSessions: 2 });
   const ids: string[] = [];
   for (let i = 0; i < 2; i++) ids.push((await h.fetch(post(INIT))).headers.get("mcp-session-id")!);
-  expect(await refusal(await h.fetch(post(INIT)))).toEqual([503, -32000, "Too many open sessions (2); close one first"]);
+  expect(await refusal(await h.fetch(post(INIT)))).toEqual([503, -32000, "Too many busy sessions (2); try again when one is done"]);
   const closed = await h.fetch(new Request(`http://${HOST}/mcp`, { method: "DELETE", headers: { host: HOST, "mcp-session-id": ids[0]! } }));
   expect(closed.status).toBe(200);
   expect(h.sessions).toBe(1);

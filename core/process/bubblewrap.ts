@@ -71,7 +71,9 @@ export function bubblewrapArgs(view: ConfinementView, command: ConfinedCommand):
     else for (const root of [...writable].sort(byDepth)) args.push("--bind", root, root);
   }
   for (const dir of [...(view.pinned ?? [])].sort(byDepth)) args.push("--bind", dir, dir);
-  for (const path of [...view.readOnly].sort(byDepth)) args.push("--ro-bind", path, path);
+  // "-try": a path found by the walk that another process removed since is nothing left to protect, not a
+  // reason to fail the command.
+  for (const path of [...view.readOnly].sort(byDepth)) args.push("--ro-bind-try", path, path);
   for (const mask of [...view.masks].sort((a, b) => byDepth(a.path, b.path))) {
     if (mask.directory) args.push("--perms", "0000", "--tmpfs", mask.path, "--remount-ro", mask.path);
     else args.push("--ro-bind", "/dev/null", mask.path);

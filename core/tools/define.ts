@@ -7,8 +7,21 @@ import { FsError, isFsError } from "../fs/errors.ts";
 import type { FileSystem, FsTarget } from "../fs/types.ts";
 import { decodeText, encodeUtf8 } from "../text/utf8.ts";
 import type { CallContext, Tool, ToolEnv, ToolLimits, ToolOutput } from "./tool.ts";
-import type { ToolTraits } from "./traits.ts";
 import type { ContentPart } from "./types.ts";
+
+/** How a tool behaves, stated the way MCP's tool annotations ask. */
+export interface ToolTraits {
+  /** A short human-readable name. */
+  readonly title: string;
+  /** Changes nothing outside the call's own output. */
+  readonly readOnly: boolean;
+  /** May overwrite or remove what exists (not only add). */
+  readonly destructive: boolean;
+  /** Repeating the call with the same arguments has no further effect. */
+  readonly idempotent: boolean;
+  /** May reach beyond the filesystem the toolkit serves (the network, other programs' state). */
+  readonly openWorld: boolean;
+}
 
 /** How a client shows a call (ACP's tool kinds). */
 export type ToolKind = "read" | "edit" | "delete" | "move" | "search" | "execute" | "fetch" | "think" | "other";

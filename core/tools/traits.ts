@@ -2,21 +2,10 @@
 // annotations, approval policies, UIs) and the shape of its result's meta (for structured output). Kept
 // beside the tools so the adapters that publish them (MCP, agent SDKs) state one truth.
 import { BUILTIN_TOOLS, type ToolName } from "./builtins.ts";
-import type { DefinedTool } from "./define.ts";
+import type { DefinedTool, ToolTraits } from "./define.ts";
 
-/** How a tool behaves, stated the way MCP's tool annotations ask. */
-export interface ToolTraits {
-  /** A short human-readable name. */
-  readonly title: string;
-  /** Changes nothing outside the call's own output. */
-  readonly readOnly: boolean;
-  /** May overwrite or remove what exists (not only add). */
-  readonly destructive: boolean;
-  /** Repeating the call with the same arguments has no further effect. */
-  readonly idempotent: boolean;
-  /** May reach beyond the filesystem the toolkit serves (the network, other programs' state). */
-  readonly openWorld: boolean;
-}
+export type { ToolTraits } from "./define.ts";
+
 
 /** The traits of each built-in tool (each tool carries its own: DefinedTool.traits). */
 export const TOOL_TRAITS: Readonly<Record<ToolName, ToolTraits>> = Object.fromEntries(
