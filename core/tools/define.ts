@@ -1,7 +1,7 @@
 // The open tool registry: what a tool carries besides its schema and run (traits, result schema, the kind a
 // client shows it as, the permission it is asked under, how a call is titled and its change foreseen), and
 // `defineTool`, through which a host adds its own tool with the guarantees the built-in ones have.
-// docs/notes/0017-open-tools.md.
+// docs/notes/0018-open-tools.md.
 import type { z } from "zod";
 import { FsError, isFsError } from "../fs/errors.ts";
 import type { FileSystem, FsTarget } from "../fs/types.ts";
