@@ -51,3 +51,21 @@ export function byPath(driver: FsDriver): FsDriver {
   });
   return { ...bind(driver), openDirectory: async (p) => at(p) };
 }
+
+/** Every operation of `dir` but `openFile`, each bound to it, for a wrapper to override some of. */
+export function bindDirectory(dir: FsDirectory): FsDirectory {
+  return {
+    currentPath: () => dir.currentPath(),
+    stat: () => dir.stat(),
+    lstat: (n) => dir.lstat(n),
+    openDirectory: (n) => dir.openDirectory(n),
+    mkdir: (n, m) => dir.mkdir(n, m),
+    createFile: (n, m) => dir.createFile(n, m),
+    readFile: (n, m) => dir.readFile(n, m),
+    rename: (a, b) => dir.rename(a, b),
+    link: (a, b) => dir.link(a, b),
+    unlink: (n) => dir.unlink(n),
+    readdir: () => dir.readdir(),
+    close: () => dir.close(),
+  };
+}

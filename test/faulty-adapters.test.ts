@@ -8,7 +8,7 @@ import { createMemoryDriver, createMemoryVolume } from "../adapters/memory/mod.t
 import { createMemorySubject } from "../adapters/memory/subject.ts";
 import { createNodeDriver } from "../adapters/node/mod.ts";
 import { createNodeSubject } from "../adapters/node/subject.ts";
-import { bind } from "./drivers.ts";
+import { bind, bindDirectory } from "./drivers.ts";
 
 async function failingCases(createSubject: CreateSubject, groups?: string[]): Promise<{ total: number; failed: string[] }> {
   const cases: { name: string; fn: () => Promise<void> }[] = [];
@@ -89,22 +89,6 @@ function sizeOnlyToken(volume: Volume): FsDriver {
   };
 }
 
-function bindDirectory(dir: FsDirectory): FsDirectory {
-  return {
-    currentPath: () => dir.currentPath(),
-    stat: () => dir.stat(),
-    lstat: (n) => dir.lstat(n),
-    openDirectory: (n) => dir.openDirectory(n),
-    mkdir: (n, m) => dir.mkdir(n, m),
-    createFile: (n, m) => dir.createFile(n, m),
-    readFile: (n, m) => dir.readFile(n, m),
-    rename: (a, b) => dir.rename(a, b),
-    link: (a, b) => dir.link(a, b),
-    unlink: (n) => dir.unlink(n),
-    readdir: () => dir.readdir(),
-    close: () => dir.close(),
-  };
-}
 
 describe("the conformance suite catches faulty adapters", () => {
   const unmodified: CreateSubject = () => createMemorySubject((volume, cwd) => createFileSystem(bind(createMemoryDriver(volume)), { cwd }));

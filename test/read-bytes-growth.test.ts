@@ -9,7 +9,7 @@ import { afterEach, beforeEach, expect, test } from "vitest";
 import { createMemoryDriver, createMemoryVolume } from "../adapters/memory/mod.ts";
 import { createNodeDriver } from "../adapters/node/mod.ts";
 import { createFileSystem, type FsDirectory, type FsDriver, type FsDriverHandle, isFsError } from "../core/mod.ts";
-import { bind } from "./drivers.ts";
+import { bind, bindDirectory } from "./drivers.ts";
 
 const CAP = 1000;
 const GROWN = 64 * 1024;
@@ -40,21 +40,11 @@ function growing(handle: FsDriverHandle, grow: () => Promise<void>, meter: Meter
 
 function through(dir: FsDirectory, wrap: (h: FsDriverHandle) => FsDriverHandle): FsDirectory {
   return {
-    currentPath: () => dir.currentPath(),
-    stat: () => dir.stat(),
-    lstat: (n) => dir.lstat(n),
+    ...bindDirectory(dir),
     openDirectory: async (n) => {
       const child = await dir.openDirectory(n);
       return child && through(child, wrap);
     },
-    mkdir: (n, m) => dir.mkdir(n, m),
-    createFile: (n, m) => dir.createFile(n, m),
-    readFile: (n, m) => dir.readFile(n, m),
-    rename: (a, b) => dir.rename(a, b),
-    link: (a, b) => dir.link(a, b),
-    unlink: (n) => dir.unlink(n),
-    readdir: () => dir.readdir(),
-    close: () => dir.close(),
     ...(dir.openFile ? { openFile: async (n: string) => ((h) => h && wrap(h))(await dir.openFile!(n)) } : {}),
   };
 }
