@@ -22,7 +22,18 @@ const config: Options = {
   sourcemap: false,
   splitting: true,
   // Dependencies and optional peers stay imports; an optional peer is loaded only by the entry that needs it.
-  external: ["memfs", "zod", "re2js", "diff", "@vscode/ripgrep", "@agentclientprotocol/sdk", "eventsource-parser", "@modelcontextprotocol/server", "ai", "@openai/agents"],
+  external: [
+    "memfs",
+    "zod",
+    "re2js",
+    "diff",
+    "@vscode/ripgrep",
+    "@agentclientprotocol/sdk",
+    "eventsource-parser",
+    "@modelcontextprotocol/server",
+    "ai",
+    "@openai/agents",
+  ],
 };
 
 export default config;

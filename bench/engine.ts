@@ -100,14 +100,17 @@ async function filesBenchmark(): Promise<void> {
     [mtimes[i], mtimes[j]] = [mtimes[j] as number, mtimes[i] as number];
   }
   const tiny = new TextEncoder().encode("x\n");
-  const wide = build("wide", (function* () {
-    let n = 0;
-    for (let a = 0; a < 100; a++) {
-      for (let b = 0; b < 10; b++) {
-        for (let f = 0; f < 100; f++) yield [`d${a}/e${b}/f${f}.txt`, tiny, base + (mtimes[n++] as number)];
+  const wide = build(
+    "wide",
+    (function* () {
+      let n = 0;
+      for (let a = 0; a < 100; a++) {
+        for (let b = 0; b < 10; b++) {
+          for (let f = 0; f < 100; f++) yield [`d${a}/e${b}/f${f}.txt`, tiny, base + (mtimes[n++] as number)];
+        }
       }
-    }
-  })());
+    })(),
+  );
   await compare(
     "files, 100,000 paths, sort=modified, -g '*'",
     async () => (await wide.backend.files({ cwd: "/w", globs: [{ glob: "*" }], hidden: true, noIgnore: true, sort: { by: "modified" } })).paths.length,
@@ -119,7 +122,50 @@ async function filesBenchmark(): Promise<void> {
 async function grepBenchmark(): Promise<void> {
   // Words built from common English syllables, so byte frequencies look like prose; every seventh ends in
   // "ing". The rarest word is one no other word resembles.
-  const syllables = ["an", "in", "re", "er", "on", "at", "en", "ti", "es", "or", "te", "of", "ed", "is", "al", "ar", "st", "to", "se", "ha", "ou", "le", "ve", "co", "me", "de", "hi", "ri", "ro", "ic", "ne", "ea", "ra", "ce", "li", "ch", "ll", "be", "ma", "si", "om", "ur"];
+  const syllables = [
+    "an",
+    "in",
+    "re",
+    "er",
+    "on",
+    "at",
+    "en",
+    "ti",
+    "es",
+    "or",
+    "te",
+    "of",
+    "ed",
+    "is",
+    "al",
+    "ar",
+    "st",
+    "to",
+    "se",
+    "ha",
+    "ou",
+    "le",
+    "ve",
+    "co",
+    "me",
+    "de",
+    "hi",
+    "ri",
+    "ro",
+    "ic",
+    "ne",
+    "ea",
+    "ra",
+    "ce",
+    "li",
+    "ch",
+    "ll",
+    "be",
+    "ma",
+    "si",
+    "om",
+    "ur",
+  ];
   const words = Array.from({ length: 5000 }, (_, i) => {
     if (i === 0) return "the";
     if (i === 4999) return "zzqxv";
@@ -142,13 +188,16 @@ async function grepBenchmark(): Promise<void> {
     }
     return words[lo] as string;
   };
-  const text = build("text", (function* () {
-    for (let f = 0; f < 100; f++) {
-      let body = "";
-      while (body.length < 200_000) body += `${Array.from({ length: 12 }, word).join(" ")}\n`;
-      yield [`t${f % 10}/f${f}.txt`, new TextEncoder().encode(body), base + f];
-    }
-  })());
+  const text = build(
+    "text",
+    (function* () {
+      for (let f = 0; f < 100; f++) {
+        let body = "";
+        while (body.length < 200_000) body += `${Array.from({ length: 12 }, word).join(" ")}\n`;
+        yield [`t${f % 10}/f${f}.txt`, new TextEncoder().encode(body), base + f];
+      }
+    })(),
+  );
   for (const pattern of ["the", "zzqxv", "\\w+ing\\b"]) {
     await compare(
       `grep ~20 MB, -e '${pattern}'`,

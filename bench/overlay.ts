@@ -44,10 +44,10 @@ function makeTree(): number {
       const sub = join(root, `pkg${a}`, `mod${b}`);
       mkdirSync(sub, { recursive: true });
       for (let f = 0; f < 100; f++, n++) {
-        const size = Math.max(1024, Math.round(average * (0.12 + 1.76 * ((n * 7919) % 1000) / 1000)));
+        const size = Math.max(1024, Math.round(average * (0.12 + (1.76 * ((n * 7919) % 1000)) / 1000)));
         let text = n % 20 === 0 ? "export const needle = true;\n" : "";
         while (text.length < size) text += line;
-        text = text.slice(0, size - 1) + "\n";
+        text = `${text.slice(0, size - 1)}\n`;
         const path = join(sub, `file${f}.ts`);
         writeFileSync(path, text);
         utimesSync(path, t0 + n, t0 + n);
@@ -67,7 +67,13 @@ async function timed(work: () => Promise<unknown>): Promise<number> {
 
 // The engine over the merged view can take longer than the default 30 s search timeout on a loaded machine.
 function kit(fs: FileSystem, search: SearchBackend): Toolkit {
-  return createToolkit({ fs, workspace: root, search, limits: { searchTimeoutMs: 600_000 }, spill: createFsSpillStore(createNodeProvider({ cwd: root }), join(dir, "spill")) });
+  return createToolkit({
+    fs,
+    workspace: root,
+    search,
+    limits: { searchTimeoutMs: 600_000 },
+    spill: createFsSpillStore(createNodeProvider({ cwd: root }), join(dir, "spill")),
+  });
 }
 
 async function call(toolkit: Toolkit, tool: string, args: unknown): Promise<string> {

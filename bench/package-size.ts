@@ -33,7 +33,9 @@ function packages(modules: string): number {
 }
 
 try {
-  const [report] = JSON.parse(npm(["pack", "--ignore-scripts", "--json", "--pack-destination", scratch], repo)) as [{ filename: string; size: number; unpackedSize: number }];
+  const [report] = JSON.parse(npm(["pack", "--ignore-scripts", "--json", "--pack-destination", scratch], repo)) as [
+    { filename: string; size: number; unpackedSize: number },
+  ];
   const tarball = join(scratch, report.filename);
   console.log(`tarball ${report.filename}: ${(report.size / 1024).toFixed(0)} KB packed, ${(report.unpackedSize / 1024).toFixed(0)} KB unpacked`);
   const variants: [string, string[]][] = [

@@ -2,8 +2,8 @@
 // files that land outside while a process swaps a workspace directory with an outward symlink, edits lost by
 // two providers or two processes doing read-then-guarded-append, staged files left by writers killed with
 // SIGKILL at random moments (and what remains once the next writer has written there), and whether a
-// 240-byte name can be written and edited. Entry points: bench/races-node.ts (node, memory) and
-// bench/races_deno.ts (deno with and without FFI, memory).
+// 240-byte name can be written and edited. Entry points: bench/races.node.ts (node, memory) and
+// bench/races.deno.ts (deno with and without FFI, memory).
 import { appendRounds, type CreateSubject, type Subject } from "../conformance/mod.ts";
 import { createToolkit } from "../core/mod.ts";
 
@@ -79,19 +79,29 @@ async function swapRace({ provider, probe, races }: Subject, writes: number): Pr
   };
 }
 
-async function lostUpdates({ provider, probe, races }: Subject, how: "providers" | "processes", rounds: number): Promise<{ rounds: number; applied: number; lost: number }> {
+async function lostUpdates(
+  { provider, probe, races }: Subject,
+  how: "providers" | "processes",
+  rounds: number,
+): Promise<{ rounds: number; applied: number; lost: number }> {
   await probe.writeFile("shared.txt", "start\n");
   let applied: [string, number[]][];
   if (how === "providers") {
     const other = await races!.sibling!();
     const [a, b] = await Promise.all([appendRounds(provider, "shared.txt", "a", rounds), appendRounds(other, "shared.txt", "b", rounds)]);
-    applied = [["a", a], ["b", b]];
+    applied = [
+      ["a", a],
+      ["b", b],
+    ];
   } else {
     const writers = await Promise.all(["a", "b"].map((tag) => races!.spawn!({ kind: "append", path: "shared.txt", tag, rounds })));
     await Promise.all(writers.map((w) => w.waitFor("ready")));
     for (const w of writers) w.go();
     const results = await Promise.all(writers.map((w) => w.result()));
-    applied = [["a", JSON.parse(results[0]!)], ["b", JSON.parse(results[1]!)]];
+    applied = [
+      ["a", JSON.parse(results[0]!)],
+      ["b", JSON.parse(results[1]!)],
+    ];
   }
   const lines = new Set(decoder.decode(await probe.readFile("shared.txt")).split("\n"));
   let total = 0;

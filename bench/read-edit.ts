@@ -76,15 +76,23 @@ try {
       `ratio ${median(ratios).toFixed(2)}x (median of per-pair ratios ${ratios.map((x) => x.toFixed(2)).join(", ")}; target <= 2)`,
   );
   if (wcCpu.length > 0) {
-    console.log(`CPU time: read ${median(readCpu).toFixed(0)} ms, wc -l ${median(wcCpu).toFixed(0)} ms (10 ms ticks); ratio ${(median(readCpu) / Math.max(10, median(wcCpu))).toFixed(2)}x`);
+    console.log(
+      `CPU time: read ${median(readCpu).toFixed(0)} ms, wc -l ${median(wcCpu).toFixed(0)} ms (10 ms ticks); ratio ${(median(readCpu) / Math.max(10, median(wcCpu))).toFixed(2)}x`,
+    );
   }
-  console.log(`peak RSS: read ${(median(rss) / 1024).toFixed(1)} MiB, baseline process ${(median(baseline) / 1024).toFixed(1)} MiB, above baseline ${rssDelta.toFixed(1)} MiB (target < 64)`);
+  console.log(
+    `peak RSS: read ${(median(rss) / 1024).toFixed(1)} MiB, baseline process ${(median(baseline) / 1024).toFixed(1)} MiB, above baseline ${rssDelta.toFixed(1)} MiB (target < 64)`,
+  );
   rmSync(big);
 
   const numbered = Array.from({ length: 2000 }, (_, i) => `line ${i + 1} of the file`);
   const rewrites: [string, string, string][] = [
     ["a full rewrite of 2,000 lines", numbered.join("\n"), numbered.map((l) => `new ${l}`).join("\n")],
-    ["a rewrite of 2,000 lines that keeps every third line (a brace)", numbered.map((l, i) => (i % 3 === 0 ? "}" : l)).join("\n"), numbered.map((l, i) => (i % 3 === 0 ? "}" : `new ${l}`)).join("\n")],
+    [
+      "a rewrite of 2,000 lines that keeps every third line (a brace)",
+      numbered.map((l, i) => (i % 3 === 0 ? "}" : l)).join("\n"),
+      numbered.map((l, i) => (i % 3 === 0 ? "}" : `new ${l}`)).join("\n"),
+    ],
     ["2,000 lines reversed (the comparison budget is spent)", numbered.join("\n"), numbered.toReversed().join("\n")],
   ];
   for (const [name, before, after] of rewrites) {

@@ -1,7 +1,7 @@
 // The search race of note 0016 on any subject: each race case of the conformance group that searches, run
 // several times, with the number of results that showed the outside folder's bytes or names (from the case's
 // own count) and how many searches reached the subject's backend (a guard that moved them to the engine
-// leaves it at 0). Used by bench/search-races-node.ts and bench/search_races_deno.ts.
+// leaves it at 0). Used by bench/search-races.node.ts and bench/search-races.deno.ts.
 import type { CreateSubject, Subject } from "../conformance/mod.ts";
 import type { SearchBackend } from "../core/mod.ts";
 import { raceGroup } from "../conformance/groups/race.ts";
@@ -22,7 +22,15 @@ export async function measureSearchRaces(create: CreateSubject, runs: number, fi
       let searches = 0;
       const counted = subject.search && count(subject.search, () => searches++);
       const wrapped: Subject = { ...subject, ...(counted ? { search: counted } : {}) };
-      if (testCase.skip?.({ ...subject.provider.capabilities, search: subject.search?.name, races: { sibling: true, swapper: subject.races?.swapper !== undefined, spawn: true }, overlay: false, confinement: subject.confinement }) !== undefined) {
+      if (
+        testCase.skip?.({
+          ...subject.provider.capabilities,
+          search: subject.search?.name,
+          races: { sibling: true, swapper: subject.races?.swapper !== undefined, spawn: true },
+          overlay: false,
+          confinement: subject.confinement,
+        }) !== undefined
+      ) {
         await subject.dispose();
         continue;
       }

@@ -81,8 +81,12 @@ function deepEqual(a: unknown, b: unknown): boolean {
     return a.length === b.length && a.every((value, i) => deepEqual(value, b[i]));
   }
   if (isPlain(a) && isPlain(b)) {
-    const ka = Object.keys(a).filter((k) => a[k] !== undefined).sort();
-    const kb = Object.keys(b).filter((k) => b[k] !== undefined).sort();
+    const ka = Object.keys(a)
+      .filter((k) => a[k] !== undefined)
+      .sort();
+    const kb = Object.keys(b)
+      .filter((k) => b[k] !== undefined)
+      .sort();
     return deepEqual(ka, kb) && ka.every((k) => deepEqual(a[k], b[k]));
   }
   return false;

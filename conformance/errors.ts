@@ -14,8 +14,10 @@ export class ConformanceError extends CodedError<ConformanceErrorCode> {
 }
 
 /** True for a ConformanceError, also one built by another copy of this library. */
-export const isConformanceError: (value: unknown, code?: ConformanceErrorCode) => value is ConformanceError =
-  codedErrorGuard<ConformanceError>("ConformanceError", CONFORMANCE_ERROR_CODES);
+export const isConformanceError: (value: unknown, code?: ConformanceErrorCode) => value is ConformanceError = codedErrorGuard<ConformanceError>(
+  "ConformanceError",
+  CONFORMANCE_ERROR_CODES,
+);
 
 const isThenable = (value: unknown): boolean =>
   (typeof value === "object" || typeof value === "function") && value !== null && typeof (value as { then?: unknown }).then === "function";

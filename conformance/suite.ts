@@ -58,9 +58,7 @@ export async function registerGroups(
   const known = new Set(groups.map((group) => group.name));
   const unknown = (options?.groups ?? []).filter((name) => !known.has(name));
   if (unknown.length > 0) {
-    throw new RangeError(
-      `No conformance group is named ${unknown.map((name) => JSON.stringify(name)).join(", ")}; the groups are ${[...known].join(", ")}`,
-    );
+    throw new RangeError(`No conformance group is named ${unknown.map((name) => JSON.stringify(name)).join(", ")}; the groups are ${[...known].join(", ")}`);
   }
   const first = await createSubject();
   checkSubject(first);

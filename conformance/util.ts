@@ -53,14 +53,11 @@ export function under(root: string, relative: string): string {
   return root === "/" ? `/${relative}` : `${root}/${relative}`;
 }
 
-export const needsSymlinks = (c: SubjectTraits): string | undefined =>
-  c.symlinks ? undefined : "the backend has no symbolic links";
+export const needsSymlinks = (c: SubjectTraits): string | undefined => (c.symlinks ? undefined : "the backend has no symbolic links");
 
-export const needsFileModes = (c: SubjectTraits): string | undefined =>
-  c.fileModes ? undefined : "the backend stores no permission bits";
+export const needsFileModes = (c: SubjectTraits): string | undefined => (c.fileModes ? undefined : "the backend stores no permission bits");
 
-export const needsOwners = (c: SubjectTraits): string | undefined =>
-  c.owners ? undefined : "the backend has no file owners";
+export const needsOwners = (c: SubjectTraits): string | undefined => (c.owners ? undefined : "the backend has no file owners");
 
 export const needsPermissionErrors = (c: SubjectTraits): string | undefined =>
   c.permissionErrors ? undefined : "the backend cannot refuse access here (a disk backend run as root)";
@@ -72,5 +69,4 @@ export function abortedSignal(): AbortSignal {
   return controller.signal;
 }
 
-export const needsSearch = (c: SubjectTraits): string | undefined =>
-  c.search ? undefined : "the subject has no search backend";
+export const needsSearch = (c: SubjectTraits): string | undefined => (c.search ? undefined : "the subject has no search backend");

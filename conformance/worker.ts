@@ -37,7 +37,7 @@ export async function runWorkerJob(provider: FileSystem, job: WorkerJob, channel
   }
   if (job.kind === "rewrite") {
     channel.send("writing");
-    const block = encoder.encode("x".repeat(16 * 1024 - 1) + "\n");
+    const block = encoder.encode(`${"x".repeat(16 * 1024 - 1)}\n`);
     async function* megabyte(): AsyncGenerator<Uint8Array> {
       for (let i = 0; i < 64; i++) yield block;
     }

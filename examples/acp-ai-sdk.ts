@@ -3,12 +3,13 @@
 // its own. Run it with `npx tsx examples/acp-ai-sdk.ts DIR`; it replays a scripted model (see scriptedModel),
 // so it needs no key, and plays the editor itself: NDJSON JSON-RPC over in-memory streams, permission asked
 // and granted for the edit.
-import { type LanguageModel } from "ai";
+import type { LanguageModel } from "ai";
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 import { COMPOSITIONS, serveAcp } from "toolfs/acp";
 import { createAiSdkModel } from "toolfs/ai";
 import { createNodeProcessRunner, createNodeProvider, createNodeSearchBackend } from "toolfs/node";
 
+// biome-ignore lint/suspicious/noExplicitAny: the example reads JSON-RPC loosely; a real client takes the ACP SDK's types.
 type Message = { id?: number; method?: string; params?: any; result?: any; error?: any };
 
 /** Asks the agent, over ACP, to set retries to 5 in DIR's src/app.ts; resolves to what the editor saw. */
@@ -49,6 +50,7 @@ export async function setRetriesOverAcp(model: LanguageModel, dir: string): Prom
     }
   })();
   let next = 0;
+  // biome-ignore lint/suspicious/noExplicitAny: as Message above.
   const request = async (method: string, params: unknown): Promise<any> => {
     const id = ++next;
     const answered = new Promise<Message>((resolve) => waiting.set(id, resolve));
@@ -73,9 +75,14 @@ export async function setRetriesOverAcp(model: LanguageModel, dir: string): Prom
 export function scriptedModel(): LanguageModel {
   const usage = { inputTokens: { total: 100, noCache: 100, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 10, text: 10, reasoning: 0 } };
   const reply = (parts: object[], unified: "tool-calls" | "stop") => ({
-    stream: convertArrayToReadableStream([{ type: "stream-start", warnings: [] }, ...parts, { type: "finish", finishReason: { unified, raw: undefined }, usage }]),
+    stream: convertArrayToReadableStream([
+      { type: "stream-start", warnings: [] },
+      ...parts,
+      { type: "finish", finishReason: { unified, raw: undefined }, usage },
+    ]),
   });
-  const call = (id: string, toolName: string, input: unknown) => reply([{ type: "tool-call", toolCallId: id, toolName, input: JSON.stringify(input) }], "tool-calls");
+  const call = (id: string, toolName: string, input: unknown) =>
+    reply([{ type: "tool-call", toolCallId: id, toolName, input: JSON.stringify(input) }], "tool-calls");
   const text = (...deltas: string[]) =>
     reply([{ type: "text-start", id: "t" }, ...deltas.map((delta) => ({ type: "text-delta", id: "t", delta })), { type: "text-end", id: "t" }], "stop");
   return new MockLanguageModelV4({

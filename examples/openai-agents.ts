@@ -36,7 +36,14 @@ export function scriptedModel(): Model {
         status: "completed",
       },
     ],
-    [{ type: "apply_patch_call", callId: "4", status: "completed", operation: { type: "create_file", path: "CHANGELOG.md", diff: "+# Changelog\n+\n+- retries is now 5\n" } }],
+    [
+      {
+        type: "apply_patch_call",
+        callId: "4",
+        status: "completed",
+        operation: { type: "create_file", path: "CHANGELOG.md", diff: "+# Changelog\n+\n+- retries is now 5\n" },
+      },
+    ],
     [{ type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text: "retries is now 5, and CHANGELOG.md records it." }] }],
   ];
   let turn = 0;

@@ -23,7 +23,7 @@ const TYPES = "types";
 // What the build reads: the sources of every entry point and their configuration. Tests are not built.
 const INPUT_DIRS = ["core", "adapters", "conformance", "fixtures"];
 const INPUT_FILES = ["package.json", "deno.json", "tsconfig.json", "tsconfig.node.json", "tsup.config.ts", "scripts/build.ts"];
-const isTest = (path: string) => /(\.test|_test)\.ts$/.test(path);
+const isTest = (path: string) => /\.test\.ts$/.test(path);
 
 function files(dir: string, keep: (path: string) => boolean): string[] {
   if (!existsSync(dir)) return [];

@@ -7,10 +7,15 @@ import { allGroups, overlayGroups, registerGroups } from "../conformance/mod.ts"
 
 const groups = (process.env.TOOLFS_MUTATION_GROUPS ?? "").split(",").filter((name) => name !== "");
 if (groups.length > 0) {
-  await registerGroups([...allGroups, ...overlayGroups], { test, skip: (name, reason) => test.skip(`${name} (${reason})`, () => {}) }, () => createMemorySubject(), {
-    prefix: "memory",
-    groups,
-  });
+  await registerGroups(
+    [...allGroups, ...overlayGroups],
+    { test, skip: (name, reason) => test.skip(`${name} (${reason})`, () => {}) },
+    () => createMemorySubject(),
+    {
+      prefix: "memory",
+      groups,
+    },
+  );
 } else {
   test.skip("no conformance group was asked for (TOOLFS_MUTATION_GROUPS)", () => {});
 }

@@ -70,7 +70,15 @@ function install(): void {
     console.log(`Installing StrykerJS ${STRYKER} into ${cache}`);
     const npm = spawnSync(
       "npm",
-      ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--legacy-peer-deps", `@stryker-mutator/core@${STRYKER}`, `@stryker-mutator/vitest-runner@${STRYKER}`],
+      [
+        "install",
+        "--no-audit",
+        "--no-fund",
+        "--ignore-scripts",
+        "--legacy-peer-deps",
+        `@stryker-mutator/core@${STRYKER}`,
+        `@stryker-mutator/vitest-runner@${STRYKER}`,
+      ],
       { cwd: cache, stdio: "inherit" },
     );
     if (npm.status !== 0) throw new Error(`npm install of StrykerJS ${STRYKER} failed (exit ${npm.status})`);
@@ -128,7 +136,10 @@ function run(name: string, target: Target): { score: number; counts: Record<stri
   const configFile = join(dir, "stryker.config.json");
   writeFileSync(configFile, JSON.stringify(config, null, 2));
   console.log(`\n== ${name}: ${config.mutate.join(", ")} against ${[...target.tests, ...(target.groups ?? []).map((g) => `conformance:${g}`)].join(", ")}`);
-  const stryker = spawnSync(process.execPath, [join(modules, "@stryker-mutator", "core", "bin", "stryker.js"), "run", configFile], { cwd: root, stdio: "inherit" });
+  const stryker = spawnSync(process.execPath, [join(modules, "@stryker-mutator", "core", "bin", "stryker.js"), "run", configFile], {
+    cwd: root,
+    stdio: "inherit",
+  });
   if (!existsSync(report)) throw new Error(`Stryker wrote no report for ${name} (exit ${stryker.status})`);
   const files = (JSON.parse(readFileSync(report, "utf8")) as { files: Record<string, { mutants: Mutant[] }> }).files;
   const counts: Record<string, number> = {};
@@ -142,7 +153,7 @@ function run(name: string, target: Target): { score: number; counts: Record<stri
       }
     }
   }
-  writeFileSync(join(out, `${name}.survivors.txt`), survivors.join("\n") + "\n");
+  writeFileSync(join(out, `${name}.survivors.txt`), `${survivors.join("\n")}\n`);
   // Stryker's score: killed and timed out over every mutant that was tested or had no test.
   const detected = (counts.Killed ?? 0) + (counts.Timeout ?? 0);
   const valid = detected + (counts.Survived ?? 0) + (counts.NoCoverage ?? 0);

@@ -48,8 +48,21 @@ describe("steps that are not test runners", () => {
 describe("vitest's JSON report", () => {
   test("counts each test by its status and names each skipped one", () => {
     const report = vitestReport([
-      { name: "/a.test.ts", tests: [["a works", "passed"], ["a skips (no symlinks here)", "skipped"], ["a later", "todo"]] },
-      { name: "/b.test.ts", tests: [["b works", "passed"], ["b breaks", "failed"]] },
+      {
+        name: "/a.test.ts",
+        tests: [
+          ["a works", "passed"],
+          ["a skips (no symlinks here)", "skipped"],
+          ["a later", "todo"],
+        ],
+      },
+      {
+        name: "/b.test.ts",
+        tests: [
+          ["b works", "passed"],
+          ["b breaks", "failed"],
+        ],
+      },
     ]);
     const tally = vitestTally(report, failedExit);
     expect(tally).toMatchObject({ passed: 2, failed: 1, skipped: 2, problems: [] });
@@ -105,7 +118,9 @@ describe("deno's JUnit report", () => {
 
   test("a missing or cut-off report is one failure with the reason", () => {
     expect(denoTally(undefined, failedExit).problems).toEqual(["deno test exited with code 1; wrote no JUnit report"]);
-    expect(denoTally(denoReport.slice(0, 400), failedExit).problems).toEqual(["deno test exited with code 1; wrote a JUnit report without a <testsuites> element"]);
+    expect(denoTally(denoReport.slice(0, 400), failedExit).problems).toEqual([
+      "deno test exited with code 1; wrote a JUnit report without a <testsuites> element",
+    ]);
     expect(denoTally("", ok).failed).toBe(1);
   });
 
@@ -121,7 +136,18 @@ describe("the summary", () => {
     const tallies = [
       stepTally("tsc", ok),
       stepTally("build", failedExit),
-      vitestTally(vitestReport([{ name: "/a.test.ts", tests: [["a", "passed"], ["b (why)", "skipped"]] }]), failedExit),
+      vitestTally(
+        vitestReport([
+          {
+            name: "/a.test.ts",
+            tests: [
+              ["a", "passed"],
+              ["b (why)", "skipped"],
+            ],
+          },
+        ]),
+        failedExit,
+      ),
       denoTally(denoReport, failedExit),
     ];
     const { lines, ok: passed } = summarize(tallies);

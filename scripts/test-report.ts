@@ -42,7 +42,15 @@ export function stepTally(step: string, exit: StepExit): Tally {
 // A runner's counts plus one failure for each thing the counts leave unexplained.
 function runnerTally(step: string, exit: StepExit, counts: Counts | string): Tally {
   if (typeof counts === "string") {
-    return { step, runner: true, passed: 0, failed: 1, skipped: 0, skips: [], problems: [`${step} ${exit.code === 0 ? "" : `${describeExit(exit)}; `}${counts}`] };
+    return {
+      step,
+      runner: true,
+      passed: 0,
+      failed: 1,
+      skipped: 0,
+      skips: [],
+      problems: [`${step} ${exit.code === 0 ? "" : `${describeExit(exit)}; `}${counts}`],
+    };
   }
   const problems = [...counts.problems];
   if (exit.startError !== undefined || exit.code !== 0) {

@@ -5,7 +5,8 @@
 // scripts/test-report.ts turns reports and exit statuses into counts, and a step that cannot be counted is a
 // failure with its reason.
 //
-// Independent steps run side by side (docs/notes/0011): the three type checks, then vitest beside deno test.
+// Independent steps run side by side (docs/notes/0011): the three type checks and Biome's lint and format
+// check, then vitest beside deno test.
 // Vitest keeps the terminal; a step that runs beside it writes to a log under .tmp/ that is printed whole when
 // it ends, so no two steps' lines interleave. TOOLFS_TEST_SERIAL=1 runs every step alone, in order.
 import { spawn } from "node:child_process";
@@ -32,7 +33,11 @@ async function run(step: string, command: string, args: string[], options: { env
     const out = options.log === undefined ? undefined : createWriteStream(options.log);
     let child;
     try {
-      child = spawn(command, args, { cwd: root, stdio: ["ignore", out ? "pipe" : "inherit", out ? "pipe" : "inherit"], env: { ...process.env, ...options.env } });
+      child = spawn(command, args, {
+        cwd: root,
+        stdio: ["ignore", out ? "pipe" : "inherit", out ? "pipe" : "inherit"],
+        env: { ...process.env, ...options.env },
+      });
     } catch (error) {
       out?.end();
       resolve({ code: null, startError: (error as Error).message });
@@ -108,8 +113,7 @@ async function denoTest(log: string | undefined): Promise<Tally> {
   return denoTally(readReport(denoReport), exit);
 }
 
-const step = (name: string, command: string, args: string[]) => async (log: string | undefined) =>
-  stepTally(name, await run(name, command, args, { log }));
+const step = (name: string, command: string, args: string[]) => async (log: string | undefined) => stepTally(name, await run(name, command, args, { log }));
 
 rmSync(scratch, { recursive: true, force: true });
 mkdirSync(scratch, { recursive: true });
@@ -118,10 +122,10 @@ const denoChecked = [
   "core/mod.ts",
   "conformance/mod.ts",
   "adapters/deno/mod.ts",
-  "adapters/deno/api_check.ts",
+  "adapters/deno/api-check.ts",
   "adapters/memory/mod.ts",
   "adapters/acp/mod.ts",
-  "adapters/cli/main_deno.ts",
+  "adapters/cli/main.deno.ts",
 ];
 const tallies: Tally[] = [];
 tallies.push(
@@ -130,8 +134,10 @@ tallies.push(
       step("tsc (core, conformance, fixtures)", bin("tsc"), ["-p", "tsconfig.json"]),
       step("tsc (node side)", bin("tsc"), ["-p", "tsconfig.node.json"]),
       step("deno check", bin("deno"), ["check", ...denoChecked]),
+      // Lint and format together; `npm run format` applies what it asks for.
+      step("biome", bin("biome"), ["check", "--colors=off", "."]),
     ],
-    ["", "tsc-node.log", "deno-check.log"],
+    ["", "tsc-node.log", "deno-check.log", "biome.log"],
   )),
 );
 // Built once here (or by `npm ci` before): no test builds, so none can empty dist/ under another.

@@ -140,7 +140,10 @@ export function inProcessAgent(options: Partial<AcpAgentOptions> & { model: Mode
 }
 
 /** The agent as a child process speaking on its stdio. */
-export function subprocessAgent(command: string, args: readonly string[]): { peer: NdjsonPeer; child: ChildProcess; stderr: () => string; exit: Promise<number | null> } {
+export function subprocessAgent(
+  command: string,
+  args: readonly string[],
+): { peer: NdjsonPeer; child: ChildProcess; stderr: () => string; exit: Promise<number | null> } {
   const child = spawn(command, [...args], { cwd: root, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1" } });
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
@@ -162,7 +165,7 @@ export async function denoAgentArgs(reads: readonly string[], acpArgs: readonly 
     "--allow-env=npm_config_arch",
     ...(net === undefined ? [] : [`--allow-net=${net}`]),
     `--allow-run=${rgPath},bash,setsid,kill,ps`,
-    join(root, "adapters/cli/main_deno.ts"),
+    join(root, "adapters/cli/main.deno.ts"),
     "acp",
     ...acpArgs,
   ];
@@ -187,7 +190,7 @@ export async function runScenario(peer: NdjsonPeer, cwd: string): Promise<Transc
 export function templateTranscript(transcript: readonly TranscriptEntry[], cwd: string): string {
   const volatile = new Map<string, string>();
   const visit = (value: unknown, key?: string): void => {
-    if (Array.isArray(value)) value.forEach((v) => visit(v));
+    if (Array.isArray(value)) for (const v of value) visit(v);
     else if (typeof value === "object" && value !== null) for (const [k, v] of Object.entries(value)) visit(v, k);
     else if (typeof value === "string" && !volatile.has(value)) {
       if (key === "sessionId") volatile.set(value, "{{sessionId}}");

@@ -12,7 +12,10 @@ export async function nobodyUnavailable(runner: ProcessRunner, uid: number | nul
   const out = new BoundedCollector({ maxBytes: 4096 });
   const result = await runner.run({
     command: "bash",
-    args: ["-c", 'command -v setpriv >/dev/null || { echo "setpriv (util-linux) is not installed"; exit 1; }; [ "$(id -u nobody 2>/dev/null)" = 65534 ] || { echo "there is no user nobody with uid 65534"; exit 1; }'],
+    args: [
+      "-c",
+      'command -v setpriv >/dev/null || { echo "setpriv (util-linux) is not installed"; exit 1; }; [ "$(id -u nobody 2>/dev/null)" = 65534 ] || { echo "there is no user nobody with uid 65534"; exit 1; }',
+    ],
     stdout: out,
   });
   return result.exitCode === 0 ? undefined : out.text().trim() || `the check for setpriv and nobody exited ${result.exitCode}`;
@@ -22,11 +25,24 @@ export async function nobodyUnavailable(runner: ProcessRunner, uid: number | nul
  * Runs `argv` in `cwd` as nobody (uid and gid 65534, no supplementary groups) with HOME and TMPDIR in a fresh
  * directory nobody owns; resolves to its exit code and the head and tail of its combined output.
  */
-export async function runAsNobody(runner: ProcessRunner, cwd: string, argv: readonly string[], env: Readonly<Record<string, string>> = {}): Promise<{ exitCode: number | null; output: string }> {
+export async function runAsNobody(
+  runner: ProcessRunner,
+  cwd: string,
+  argv: readonly string[],
+  env: Readonly<Record<string, string>> = {},
+): Promise<{ exitCode: number | null; output: string }> {
   const output = new HeadTailCollector({ headBytes: 4000, tailBytes: 16000 });
   const script =
     'home=$(mktemp -d) && chown 65534:65534 "$home" && trap \'rm -rf -- "$home"\' EXIT; ' +
     'setpriv --reuid=65534 --regid=65534 --clear-groups -- env HOME="$home" TMPDIR="$home" "$@"';
-  const result = await runner.run({ command: "bash", args: ["-c", script, "as-nobody", ...argv], cwd, env: { ...env }, stdout: output, stderr: output, timeoutMs: 1_800_000 });
+  const result = await runner.run({
+    command: "bash",
+    args: ["-c", script, "as-nobody", ...argv],
+    cwd,
+    env: { ...env },
+    stdout: output,
+    stderr: output,
+    timeoutMs: 1_800_000,
+  });
   return { exitCode: result.exitCode, output: output.text((n) => `[... ${n} bytes ...]`) };
 }

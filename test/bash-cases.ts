@@ -16,7 +16,7 @@ export function registerBashCases(test: Register, runtime: BashCaseRuntime, pref
   const { runner } = runtime;
 
   async function withKit(fn: (kit: Toolkit, cwd: string) => Promise<void>, limits: Partial<ToolLimits> = {}): Promise<void> {
-    const cwd = (await bash(runner, "cd \"$(mktemp -d)\" && pwd -P")).trim();
+    const cwd = (await bash(runner, 'cd "$(mktemp -d)" && pwd -P')).trim();
     try {
       await fn(createToolkit({ fs: runtime.provider(cwd), runner, tools: ["bash"], limits }), cwd);
     } finally {
@@ -33,7 +33,8 @@ export function registerBashCases(test: Register, runtime: BashCaseRuntime, pref
       assertEquals(lines.slice(2), ["[exit code: 3]"], "exit line");
       assertEquals(result.meta, { exitCode: 3, signal: null, timedOut: false, outputBytes: cwd.length + 6, omittedBytes: 0 }, "meta");
       assertEquals((await kit.call("bash", { command: "true" })).content, "(no output)\n[exit code: 0]", "no output");
-    }));
+    }),
+  );
 
   test(name("past the byte cap, whole lines from the start and the end, and the count of what was cut"), () =>
     withKit(
@@ -51,7 +52,8 @@ export function registerBashCases(test: Register, runtime: BashCaseRuntime, pref
         assertEquals(result.meta.omittedBytes, Number(marker[1]), "meta.omittedBytes");
       },
       { bashOutputBytes: 1000 },
-    ));
+    ),
+  );
 
   test(name("a timeout stops the command and what it started, and says so"), () =>
     withKit(async (kit) => {
@@ -60,7 +62,8 @@ export function registerBashCases(test: Register, runtime: BashCaseRuntime, pref
       assertEquals(result.content, `${pid}\n[timed out after 0.5 s and was stopped]\n[exit code: none, killed by SIGTERM]`, "content");
       assertEquals(result.meta.timedOut, true, "meta.timedOut");
       assertEquals(await survivors(runner, [pid!]), [], "survivors");
-    }));
+    }),
+  );
 
   test(name("background jobs do not outlive a command that exits"), () =>
     withKit(async (kit) => {
@@ -68,7 +71,8 @@ export function registerBashCases(test: Register, runtime: BashCaseRuntime, pref
       const [pid, exit] = result.content.split("\n");
       assertEquals(exit, "[exit code: 0]", "exit line");
       assertEquals(await survivors(runner, [pid!]), [], "survivors");
-    }));
+    }),
+  );
 
   test(name("a cancelled call stops the command: TOOL_ABORTED"), () =>
     withKit(async (kit) => {
@@ -78,7 +82,8 @@ export function registerBashCases(test: Register, runtime: BashCaseRuntime, pref
       const result = await call;
       assertEquals(result.error?.code, "TOOL_ABORTED", "code");
       assert(result.content.endsWith("[cancelled; the command was stopped]"), result.content);
-    }));
+    }),
+  );
 
   test(name("a timeout over the maximum, a blank command and a missing cwd are errors before anything runs"), () =>
     withKit(async (kit, cwd) => {
@@ -86,5 +91,6 @@ export function registerBashCases(test: Register, runtime: BashCaseRuntime, pref
       assertEquals([over.error?.code, over.content], ["TOOL_INVALID_ARGUMENTS", "Invalid arguments for bash: timeout: timeout is at most 600 seconds"], "over");
       assertEquals((await kit.call("bash", { command: " " })).error?.code, "TOOL_INVALID_ARGUMENTS", "blank");
       assertEquals((await kit.call("bash", { command: "true" }, { cwd: `${cwd}/missing` })).error?.code, "PROCESS_BAD_CWD", "missing cwd");
-    }));
+    }),
+  );
 }

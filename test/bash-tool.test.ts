@@ -80,7 +80,10 @@ describe("bash", () => {
       reason: "bash is not available: its commands cannot be held to the read-only sandbox here (bubblewrap (bwrap) is not installed)",
     });
     expect(bashOffer({ mode: "full-access", deny: [".env"], confinement: missing }).offered).toBe(false);
-    expect(bashOffer({ mode: "full-access", readScope: "workspace" })).toMatchObject({ offered: false, reason: expect.stringContaining("the workspace read scope") });
+    expect(bashOffer({ mode: "full-access", readScope: "workspace" })).toMatchObject({
+      offered: false,
+      reason: expect.stringContaining("the workspace read scope"),
+    });
     expect(bashOffer({ mode: "full-access" })).toEqual({ offered: true, confined: false });
     expect(bashOffer(undefined)).toEqual({ offered: true, confined: false });
     expect(createToolkit({ fs: fs(), runner, sandbox: { mode: "full-access" } }).definitions.map((d) => d.name)).toContain("bash");
@@ -108,12 +111,65 @@ describe("bash", () => {
     });
     expect(readOnly!.filter).toBe(workspaceWrite!.filter);
     expect(fullAccess!.filter.length).toBeLessThan(readOnly!.filter.length);
-    const tail = ["--ro-bind", "/dev/null", "/ws/sub/.env", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--die-with-parent", "--cap-drop", "ALL", "--chdir", "/ws", "--", "bash", "-c", "ls"];
+    const tail = [
+      "--ro-bind",
+      "/dev/null",
+      "/ws/sub/.env",
+      "--unshare-pid",
+      "--unshare-ipc",
+      "--unshare-uts",
+      "--unshare-net",
+      "--die-with-parent",
+      "--cap-drop",
+      "ALL",
+      "--chdir",
+      "/ws",
+      "--",
+      "bash",
+      "-c",
+      "ls",
+    ];
     const masks = ["--perms", "0000", "--tmpfs", "/ws/keys", "--remount-ro", "/ws/keys"];
-    expect([readOnly!.args, readOnly!.cwd]).toEqual([["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc", ...masks, ...tail], "/ws"]);
+    expect([readOnly!.args, readOnly!.cwd]).toEqual([
+      ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc", ...masks, ...tail],
+      "/ws",
+    ]);
     // /tmp does not exist in this volume, so only the workspace is bound; .git exists and is bound read-only again.
-    expect(workspaceWrite!.args).toEqual(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc", "--bind", "/ws", "/ws", "--ro-bind-try", "/ws/.git", "/ws/.git", ...masks, ...tail]);
-    expect(fullAccess!.args).toEqual(["--bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc", "--ro-bind-try", "/sys", "/sys", ...masks, ...tail.filter((arg) => arg !== "--unshare-net")]);
+    expect(workspaceWrite!.args).toEqual([
+      "--ro-bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--proc",
+      "/proc",
+      "--remount-ro",
+      "/proc",
+      "--bind",
+      "/ws",
+      "/ws",
+      "--ro-bind-try",
+      "/ws/.git",
+      "/ws/.git",
+      ...masks,
+      ...tail,
+    ]);
+    expect(fullAccess!.args).toEqual([
+      "--bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--proc",
+      "/proc",
+      "--remount-ro",
+      "/proc",
+      "--ro-bind-try",
+      "/sys",
+      "/sys",
+      ...masks,
+      ...tail.filter((arg) => arg !== "--unshare-net"),
+    ]);
   });
 
   test("the description and the guidance say what a confined bash may do, and only that", () => {
@@ -122,7 +178,16 @@ describe("bash", () => {
       fs: fs(),
       runner: scripted().runner,
       tools: ["bash"],
-      sandbox: { mode: "workspace-write", confinement, writableRoots: ["/tmp"], protectedPaths: ["dist"], readScope: "workspace", readableRoots: ["/docs"], deny: [".env"], network: true },
+      sandbox: {
+        mode: "workspace-write",
+        confinement,
+        writableRoots: ["/tmp"],
+        protectedPaths: ["dist"],
+        readScope: "workspace",
+        readableRoots: ["/docs"],
+        deny: [".env"],
+        network: true,
+      },
     });
     const said =
       "sandboxed: files can be written only in /ws, /tmp (not in .git, dist); only /ws, /tmp, /docs, the system directories are visible; " +

@@ -111,15 +111,22 @@ export async function registerConfineCases(test: Register, skip: Skip, runtime: 
 
   add("offered under read-only and workspace-write, and says what the sandbox allows", () =>
     session(async (kit, at) => {
-      assert(kit.definitions.some((d) => d.name === "bash"), "bash is offered");
+      assert(
+        kit.definitions.some((d) => d.name === "bash"),
+        "bash is offered",
+      );
       const bash = kit.definitions.find((d) => d.name === "bash")!;
       for (const fragment of [`files can be written only in ${at.ws}`, "(not in .git)", "there is no network"]) {
         assert(bash.description.includes(fragment) && kit.guidance.includes(fragment), `${fragment} in description and guidance`);
       }
       const readOnly = createToolkit({ fs: runtime.provider(at.ws), runner, sandbox: { mode: "read-only", confinement } });
-      assert(readOnly.definitions.some((d) => d.name === "bash"), "bash under read-only");
+      assert(
+        readOnly.definitions.some((d) => d.name === "bash"),
+        "bash under read-only",
+      );
       assert(readOnly.guidance.includes("no file can be written"), readOnly.guidance);
-    }));
+    }),
+  );
 
   // The host's environment holds what an agent's host needs (API keys, the MCP token) and no command should
   // see; bash inherits only the allow-list (DEFAULT_BASH_ENV) and what the host adds, confined or not.
@@ -134,7 +141,13 @@ export async function registerConfineCases(test: Register, skip: Skip, runtime: 
         const out = (await kit.call("bash", { command })).content;
         assert(out.includes("[done]") && !out.includes(SECRET), `${sandbox ? "confined" : "unconfined"}: ${out}`);
         assert(/^PATH=/m.test(out) && /^HOME=/m.test(out) && /^LC_TIME=C$/m.test(out) && !/NODE_OPTIONS_X/.test(out), out);
-        const more = createToolkit({ fs: runtime.provider(at.ws), workspace: at.ws, runner: leaky, bashEnv: ["NODE_*", "OPENAI_API_KEY"], ...(sandbox ? { sandbox } : {}) });
+        const more = createToolkit({
+          fs: runtime.provider(at.ws),
+          workspace: at.ws,
+          runner: leaky,
+          bashEnv: ["NODE_*", "OPENAI_API_KEY"],
+          ...(sandbox ? { sandbox } : {}),
+        });
         const passed = (await more.call("bash", { command: "env" })).content;
         assert(/^NODE_OPTIONS_X=kept$/m.test(passed) && passed.includes(`OPENAI_API_KEY=sk-${SECRET}`) && !passed.includes(`mcp-${SECRET}`), passed);
       }
@@ -147,7 +160,8 @@ export async function registerConfineCases(test: Register, skip: Skip, runtime: 
     session(async (kit) => {
       const result = await kit.call("bash", { command: "cat; echo done", timeout: 120 });
       assertEquals(result.content, "done\n[exit code: 0]", "output");
-    }));
+    }),
+  );
 
   add("the workspace is writable and listable; everything else is refused by the kernel", () =>
     session(async (_kit, at, sh) => {
@@ -156,8 +170,9 @@ export async function registerConfineCases(test: Register, skip: Skip, runtime: 
       assert(/toolfs-y: Read-only file system/.test(out), out);
       assert(out.includes("a.txt\nb.txt\n"), out);
       assertEquals(await tree(runner, at.outside), ["./existing"], "outside");
-      assertEquals((await host(runner, 'ls /etc/toolfs-x 2>/dev/null || echo none')).trim(), "none", "/etc");
-    }));
+      assertEquals((await host(runner, "ls /etc/toolfs-x 2>/dev/null || echo none")).trim(), "none", "/etc");
+    }),
+  );
 
   // Each attempt writes (or tries to) somewhere outside the workspace; the kernel must refuse every one.
   const escapes: [string, string][] = [
@@ -167,7 +182,10 @@ export async function registerConfineCases(test: Register, skip: Skip, runtime: 
     ["a hard link to an outside file", 'ln "$OUT/existing" hard && echo x >> hard'],
     ["a hard link from inside to outside", 'ln a.txt "$OUT/hardlinked"'],
     ["/proc/self/root", 'echo x > "/proc/self/root$OUT/proc-self-root"'],
-    ["/proc/<pid>/cwd and /proc/<pid>/root of every visible process", 'for p in /proc/[0-9]*; do n=${p#/proc/}; echo x > "$p/cwd/../outside/cwd-$n"; echo x > "$p/root$OUT/root-$n"; done'],
+    [
+      "/proc/<pid>/cwd and /proc/<pid>/root of every visible process",
+      'for p in /proc/[0-9]*; do n=${p#/proc/}; echo x > "$p/cwd/../outside/cwd-$n"; echo x > "$p/root$OUT/root-$n"; done',
+    ],
     ["/proc/<host pid>/root of the test process", 'echo x > "/proc/$HOSTPID/root$OUT/host-pid"'],
     ["a rename of the outside directory", 'mv "$OUT" "$OUT-moved"'],
     ["remounting / read-write", 'mount -o remount,rw / && echo x > "$OUT/remounted"'],
@@ -181,13 +199,16 @@ export async function registerConfineCases(test: Register, skip: Skip, runtime: 
         const result = await kit.call("bash", { command: `OUT=${at.outside}; HOSTPID=${runtime.hostPid}; ${command}; echo "[done]"` });
         assert(result.content.includes("[done]"), result.content);
         assert(
-          /Read-only file system|Invalid cross-device link|Permission denied|permission denied|Operation not permitted|No such file or directory|must be superuser/.test(result.content),
+          /Read-only file system|Invalid cross-device link|Permission denied|permission denied|Operation not permitted|No such file or directory|must be superuser/.test(
+            result.content,
+          ),
           `an error from the kernel: ${result.content}`,
         );
         assertEquals(await tree(runner, at.outside), ["./existing"], `outside after ${what}`);
-        assertEquals((await host(runner, 'cat "$1/existing"', [at.outside])), "keep\n", "the outside file");
+        assertEquals(await host(runner, 'cat "$1/existing"', [at.outside]), "keep\n", "the outside file");
         assertEquals((await host(runner, 'ls -A "$1"', [at.base])).split("\n").filter(Boolean), ["outside", "ws"], "nothing beside them");
-      }));
+      }),
+    );
   }
 
   // Kernel settings are files the kernel judges by uid alone: uid 0 without capabilities may write them, and a
@@ -207,18 +228,41 @@ export async function registerConfineCases(test: Register, skip: Skip, runtime: 
       assert(out.includes("[done]") && !out.includes("OPENED") && out.includes("opened=0"), out);
       assert(/core_pattern: (Read-only file system|Permission denied)/.test(out), out);
       assertEquals(await read(), before, "the host's core_pattern, hostname and randomize_va_space");
-    }));
+    }),
+  );
 
   // The class behind /proc/sys: whatever the sandbox mounts that is not meant to be written must be read-only,
   // whatever the uid. Meant to be written: the writable roots, bubblewrap's private /dev, the private /tmp of
   // the workspace read scope, and everything under / in full-access, except the kernel's own filesystems.
-  const KERNEL_FS = new Set(["proc", "sysfs", "cgroup", "cgroup2", "debugfs", "tracefs", "securityfs", "configfs", "bpf", "pstore", "efivarfs", "fusectl", "binfmt_misc", "hugetlbfs", "mqueue", "rpc_pipefs", "nfsd", "autofs"]);
+  const KERNEL_FS = new Set([
+    "proc",
+    "sysfs",
+    "cgroup",
+    "cgroup2",
+    "debugfs",
+    "tracefs",
+    "securityfs",
+    "configfs",
+    "bpf",
+    "pstore",
+    "efivarfs",
+    "fusectl",
+    "binfmt_misc",
+    "hugetlbfs",
+    "mqueue",
+    "rpc_pipefs",
+    "nfsd",
+    "autofs",
+  ]);
   const mounts = async (sh: (command: string) => Promise<string>) => {
     const out = await sh(`awk '{ for (i = 7; $i != "-"; i++); print $5, $6, $(i+1) }' /proc/self/mountinfo`);
-    const all = out.split("\n").filter((line) => line.startsWith("/")).map((line) => {
-      const [point = "", options = "", type = ""] = line.split(" ");
-      return { point: point.replace(/\\040/g, " "), ro: options.split(",").includes("ro"), type };
-    });
+    const all = out
+      .split("\n")
+      .filter((line) => line.startsWith("/"))
+      .map((line) => {
+        const [point = "", options = "", type = ""] = line.split(" ");
+        return { point: point.replace(/\\040/g, " "), ro: options.split(",").includes("ro"), type };
+      });
     // A mount that a later one covers (on its own mount point or one above) cannot be reached by any path.
     return all.filter((m, i) => !all.slice(i + 1).some((later) => under(later.point, m.point)));
   };
@@ -233,12 +277,16 @@ export async function registerConfineCases(test: Register, skip: Skip, runtime: 
       session(
         async (_kit, at, sh) => {
           const all = await mounts(sh);
-          assert(all.some((m) => m.point === "/proc" && m.type === "proc"), JSON.stringify(all));
+          assert(
+            all.some((m) => m.point === "/proc" && m.type === "proc"),
+            JSON.stringify(all),
+          );
           const writable = all.filter((m) => !m.ro && (KERNEL_FS.has(m.type) || !meant(at).some((root) => under(root, m.point))));
           assertEquals(writable, [], "read-write mounts not meant to be written");
         },
         options as Partial<SandboxOptions> | ((at: Layout) => Partial<SandboxOptions>),
-      ));
+      ),
+    );
   }
 
   add("writing into .git (hooks, config) is refused, and .git cannot be moved or removed", () =>
@@ -248,7 +296,8 @@ export async function registerConfineCases(test: Register, skip: Skip, runtime: 
       assert(/Device or resource busy|Read-only file system/.test(out), out);
       assertEquals(await tree(runner, `${at.ws}/.git`), ["./config", "./hooks"], ".git");
       assertEquals(await host(runner, 'cat "$1/.git/config"', [at.ws]), "[core]\n", "config");
-    }));
+    }),
+  );
 
   add("host-listed protected paths stay read-only inside the workspace", () =>
     session(
@@ -259,14 +308,16 @@ export async function registerConfineCases(test: Register, skip: Skip, runtime: 
         assertEquals(await tree(runner, `${at.ws}/build`), [], "build");
       },
       { protectedPaths: ["build"] },
-    ));
+    ),
+  );
 
   add("the command holds no descriptor but its stdio", () =>
     session(async (_kit, _at, sh) => {
       // The glob lists the descriptor it reads the directory with, closed by the time -e looks.
       const out = await sh('for f in /proc/$$/fd/*; do [ -e "$f" ] && echo "${f##*/}"; done; true');
       assertEquals(out, "0\n1\n2\n[exit code: 0]", "descriptors of a command");
-    }));
+    }),
+  );
 
   add("read-only: the workspace is not writable either", () =>
     session(
@@ -276,7 +327,8 @@ export async function registerConfineCases(test: Register, skip: Skip, runtime: 
         assertEquals(await tree(runner, at.ws).then((t) => t.includes("./new.txt")), false, "new.txt");
       },
       { mode: "read-only" },
-    ));
+    ),
+  );
 
   add("a denied file reads as nothing through the shell and is refused by every file tool", () =>
     session(
@@ -305,7 +357,8 @@ export async function registerConfineCases(test: Register, skip: Skip, runtime: 
         assertEquals(await host(runner, 'cat "$1/.env"', [at.ws]), `TOKEN=${SECRET}\n`, ".env untouched");
       },
       (at) => ({ deny: [".env", "keys", "~/secret.txt"], home: at.outside }),
-    ));
+    ),
+  );
 
   add("the workspace read scope hides the rest of the filesystem from the shell", () =>
     session(
@@ -316,7 +369,8 @@ export async function registerConfineCases(test: Register, skip: Skip, runtime: 
         assert(out.includes("hello") && out.includes("/usr/bin/bash"), out);
       },
       { readScope: "workspace" },
-    ));
+    ),
+  );
 
   add("no network by default; the network option gives it back", async () => {
     const server = await runtime.listen();
@@ -377,44 +431,59 @@ for kind in ["SOCK_STREAM", "SOCK_SEQPACKET", "SOCK_DGRAM"]:
   const PYTHON = "/usr/bin/python3";
   const hasPython = (await host(runner, '[ -x "$1" ] && echo yes || echo no', [PYTHON])).trim() === "yes";
   for (const network of [false, true]) {
-    add(`${network ? "with" : "without"} the network: io_uring and the keyrings are refused, ${network ? "sockets are allowed" : "no socket but a Unix pair and the loopback's"}`, () =>
-      session(
-        async (_kit, _at, sh) => {
-          const out = await sh(`${PYTHON} - <<'EOF'\n${PROBE}\nEOF`);
-          const got = Object.fromEntries(out.split("\n").filter((l) => / (ok|E[A-Z]+)$/.test(l)).map((l) => [l.slice(0, l.lastIndexOf(" ")), l.slice(l.lastIndexOf(" ") + 1)]));
-          for (const call of ["io_uring_setup", "keyctl", "add_key", "request_key"]) assertEquals(got[call], "ENOSYS", `${call}: ${out}`);
-          for (const family of ["AF_UNIX", "AF_INET", "AF_INET6", "AF_NETLINK", "AF_PACKET", "AF_VSOCK", "AF_ALG"]) {
-            const verdict = got[`socket ${family}`];
-            if (!network) assertEquals(verdict, family === "AF_INET" || family === "AF_INET6" ? "ok" : "EPERM", `socket ${family}: ${out}`);
-          }
-          if (network) assertEquals([got["socket AF_UNIX"], got["socket AF_INET"]], ["ok", "ok"], out);
-          assertEquals(got.loopback, "ok", `a server and its client on the loopback: ${out}`);
-          for (const kind of ["SOCK_STREAM", "SOCK_SEQPACKET", "SOCK_DGRAM"]) assertEquals(got[`socketpair ${kind}`], "ok", `socketpair ${kind}: ${out}`);
-        },
-        { network },
-      ), hasPython ? undefined : `${PYTHON} is not installed`);
+    add(
+      `${network ? "with" : "without"} the network: io_uring and the keyrings are refused, ${network ? "sockets are allowed" : "no socket but a Unix pair and the loopback's"}`,
+      () =>
+        session(
+          async (_kit, _at, sh) => {
+            const out = await sh(`${PYTHON} - <<'EOF'\n${PROBE}\nEOF`);
+            const got = Object.fromEntries(
+              out
+                .split("\n")
+                .filter((l) => / (ok|E[A-Z]+)$/.test(l))
+                .map((l) => [l.slice(0, l.lastIndexOf(" ")), l.slice(l.lastIndexOf(" ") + 1)]),
+            );
+            for (const call of ["io_uring_setup", "keyctl", "add_key", "request_key"]) assertEquals(got[call], "ENOSYS", `${call}: ${out}`);
+            for (const family of ["AF_UNIX", "AF_INET", "AF_INET6", "AF_NETLINK", "AF_PACKET", "AF_VSOCK", "AF_ALG"]) {
+              const verdict = got[`socket ${family}`];
+              if (!network) assertEquals(verdict, family === "AF_INET" || family === "AF_INET6" ? "ok" : "EPERM", `socket ${family}: ${out}`);
+            }
+            if (network) assertEquals([got["socket AF_UNIX"], got["socket AF_INET"]], ["ok", "ok"], out);
+            assertEquals(got.loopback, "ok", `a server and its client on the loopback: ${out}`);
+            for (const kind of ["SOCK_STREAM", "SOCK_SEQPACKET", "SOCK_DGRAM"]) assertEquals(got[`socketpair ${kind}`], "ok", `socketpair ${kind}: ${out}`);
+          },
+          { network },
+        ),
+      hasPython ? undefined : `${PYTHON} is not installed`,
+    );
   }
 
   // connect() on a Unix socket is no write, so a read-only mount does not stop it; the seccomp filter does.
-  add("a Unix socket on the host cannot be reached without the network; the network option allows it", async () => {
-    const at = await layout(runner);
-    const path = `${at.base}/host.sock`;
-    const server = await runtime.listenUnix!(path);
-    try {
-      const client =
-        `${runtime.node} -e 'require("net").connect(process.argv[1]).on("connect", () => { console.log("connected"); process.exit(0); })` +
-        `.on("error", (e) => { console.log(e.code); process.exit(0); })' ${path}`;
-      for (const network of [false, true]) {
-        const kit = createToolkit({ fs: runtime.provider(at.ws), workspace: at.ws, runner, sandbox: { mode: "workspace-write", confinement, network } });
-        const out = (await kit.call("bash", { command: `${client}; python3 -c 'import socket; socket.socketpair(); print("pair")' 2>/dev/null || echo pair` })).content;
-        assert(out.includes(network ? "connected" : "EPERM") && out.includes("pair"), `network ${network}: ${out}`);
+  add(
+    "a Unix socket on the host cannot be reached without the network; the network option allows it",
+    async () => {
+      const at = await layout(runner);
+      const path = `${at.base}/host.sock`;
+      const server = await runtime.listenUnix!(path);
+      try {
+        const client =
+          `${runtime.node} -e 'require("net").connect(process.argv[1]).on("connect", () => { console.log("connected"); process.exit(0); })` +
+          `.on("error", (e) => { console.log(e.code); process.exit(0); })' ${path}`;
+        for (const network of [false, true]) {
+          const kit = createToolkit({ fs: runtime.provider(at.ws), workspace: at.ws, runner, sandbox: { mode: "workspace-write", confinement, network } });
+          const out = (
+            await kit.call("bash", { command: `${client}; python3 -c 'import socket; socket.socketpair(); print("pair")' 2>/dev/null || echo pair` })
+          ).content;
+          assert(out.includes(network ? "connected" : "EPERM") && out.includes("pair"), `network ${network}: ${out}`);
+        }
+        assertEquals(server.accepted(), 1, "connections");
+      } finally {
+        await server.close();
+        await host(runner, 'rm -rf -- "$1"', [at.base]);
       }
-      assertEquals(server.accepted(), 1, "connections");
-    } finally {
-      await server.close();
-      await host(runner, 'rm -rf -- "$1"', [at.base]);
-    }
-  }, runtime.listenUnix && runtime.node ? undefined : "this runtime's tests may not listen on a Unix socket");
+    },
+    runtime.listenUnix && runtime.node ? undefined : "this runtime's tests may not listen on a Unix socket",
+  );
 
   add("nothing the command started outlives it: background jobs, a new session, nohup", () =>
     session(async (_kit, _at, sh) => {
@@ -425,7 +494,8 @@ for kind in ["SOCK_STREAM", "SOCK_SEQPACKET", "SOCK_DGRAM"]:
       );
       assert(out.includes("started\n[exit code: 0]"), out);
       assertEquals(await survivors(runner, marker), [], "survivors");
-    }));
+    }),
+  );
 
   add("a timeout and an abort stop the whole confined tree", () =>
     session(async (kit, _at, sh) => {
@@ -440,7 +510,8 @@ for kind in ["SOCK_STREAM", "SOCK_SEQPACKET", "SOCK_DGRAM"]:
       assertEquals((await call).error?.code, "TOOL_ABORTED", "abort");
       assertEquals(await survivors(runner, marker), [], "survivors of the abort");
       assert((await sh("echo still works")).includes("still works"), "later commands run");
-    }));
+    }),
+  );
 
   // The model's own shell is a local process that can swap a workspace directory for a symlink to the outside
   // while a file tool works through it. The shell swaps until told to stop; the tool makes a fixed number of
@@ -508,9 +579,12 @@ for kind in ["SOCK_STREAM", "SOCK_SEQPACKET", "SOCK_DGRAM"]:
           return result.error?.code ?? "written";
         });
         const landed = (await tree(runner, at.outside)).filter((p) => p !== "./existing");
-        console.log(`${prefix} write race (${what}): ${swaps}, writes ${JSON.stringify(outcomes)}, files outside: ${landed.length} ${JSON.stringify(landed.slice(0, 3))}`);
+        console.log(
+          `${prefix} write race (${what}): ${swaps}, writes ${JSON.stringify(outcomes)}, files outside: ${landed.length} ${JSON.stringify(landed.slice(0, 3))}`,
+        );
         assertEquals(landed, [], "files outside after the race");
-      }));
+      }),
+    );
 
     add(`under the workspace read scope, a read never returns an outside file while the shell swaps ${what}`, () =>
       session(
@@ -528,7 +602,8 @@ for kind in ["SOCK_STREAM", "SOCK_SEQPACKET", "SOCK_DGRAM"]:
           assertEquals(leaked, 0, "reads that returned the outside file");
         },
         { readScope: "workspace" },
-      ));
+      ),
+    );
   }
 
   for (const [caseName, fn, unsupported] of cases) {

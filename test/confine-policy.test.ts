@@ -68,7 +68,21 @@ describe("DenyList", () => {
 
 const base: ConfinementView = { writeAnywhere: false, writable: [], readOnly: [], masks: [], network: false };
 const command = { command: "bash", args: ["-c", "ls"], cwd: "/ws" };
-const TAIL = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--die-with-parent", "--cap-drop", "ALL", "--chdir", "/ws", "--", "bash", "-c", "ls"];
+const TAIL = [
+  "--unshare-pid",
+  "--unshare-ipc",
+  "--unshare-uts",
+  "--unshare-net",
+  "--die-with-parent",
+  "--cap-drop",
+  "ALL",
+  "--chdir",
+  "/ws",
+  "--",
+  "bash",
+  "-c",
+  "ls",
+];
 
 describe("bubblewrapArgs", () => {
   test("read-only: the whole filesystem read-only, fresh /dev and /proc, no network, no capabilities", () => {
@@ -80,7 +94,10 @@ describe("bubblewrapArgs", () => {
       ...base,
       writable: ["/ws/inner", "/ws", "/tmp"],
       readOnly: ["/ws/.git"],
-      masks: [{ path: "/ws/.env", directory: false }, { path: "/home/u/.ssh", directory: true }],
+      masks: [
+        { path: "/ws/.env", directory: false },
+        { path: "/home/u/.ssh", directory: true },
+      ],
       network: true,
     };
     expect(bubblewrapArgs(view, command)).toEqual([
@@ -105,7 +122,24 @@ describe("bubblewrapArgs", () => {
 
   test("full-access with a deny list: everything writable, only the masks", () => {
     const view = { ...base, writeAnywhere: true, writable: ["/ws"], masks: [{ path: "/ws/.env", directory: false }] };
-    expect(bubblewrapArgs(view, command)).toEqual(["--bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--remount-ro", "/proc", "--ro-bind-try", "/sys", "/sys", "--ro-bind", "/dev/null", "/ws/.env", ...TAIL]);
+    expect(bubblewrapArgs(view, command)).toEqual([
+      "--bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--proc",
+      "/proc",
+      "--remount-ro",
+      "/proc",
+      "--ro-bind-try",
+      "/sys",
+      "/sys",
+      "--ro-bind",
+      "/dev/null",
+      "/ws/.env",
+      ...TAIL,
+    ]);
   });
 });
 
@@ -240,7 +274,12 @@ describe("where a search under restricting rules runs", () => {
     const { fs, rules } = await setup({ "/top/.git/HEAD": "ref", "/top/ws/secret.txt": "s" }, { readScope: "workspace", deny: ["/top/ws/secret.txt"] });
     const { backend, requests } = recording("confinable");
     expect((await guardSearch(backend, fs, rules, available).files({ cwd: "/top/ws" })).paths).toEqual(["from-backend.txt"]);
-    expect(requests[0]?.confine).toEqual({ program: "bwrap", roots: ["/top/ws"], masks: [{ path: "/top/ws/secret.txt", directory: false }], inRepository: true });
+    expect(requests[0]?.confine).toEqual({
+      program: "bwrap",
+      roots: ["/top/ws"],
+      masks: [{ path: "/top/ws/secret.txt", directory: false }],
+      inRepository: true,
+    });
     expect(requests[0]?.readable?.("/top/other")).toBe(false);
     expect((await guardSearch(backend, fs, rules, unavailable).files({ cwd: "/top/ws" })).paths).toEqual(["a.txt"]);
     expect((await guardSearch(backend, fs, rules, undefined).files({ cwd: "/top/ws" })).paths).toEqual(["a.txt"]);
@@ -268,15 +307,53 @@ describe("where a search under restricting rules runs", () => {
   test("the confined search's argv: the outermost roots, the program and its /proc/self/exe link, masks inside the roots, then ripgrep in the root", () => {
     const view = {
       roots: ["/ws/sub", "/ws", "/tmp/x"],
-      masks: [{ path: "/ws/.env", directory: false }, { path: "/ws/keys", directory: true }, { path: "/home/u/.ssh", directory: true }],
+      masks: [
+        { path: "/ws/.env", directory: false },
+        { path: "/ws/keys", directory: true },
+        { path: "/home/u/.ssh", directory: true },
+      ],
       programs: ["/opt/rg/rg"],
     };
     expect(searchBubblewrapArgs(view, { command: "/opt/rg/rg", args: ["--files"], cwd: "/ws/sub" })).toEqual([
-      "--ro-bind", "/ws", "/ws", "--ro-bind", "/tmp/x", "/tmp/x",
-      "--ro-bind", "/opt/rg/rg", "/opt/rg/rg", "--symlink", "/opt/rg/rg", "/proc/self/exe",
-      "--ro-bind", "/dev/null", "/ws/.env", "--perms", "0000", "--tmpfs", "/ws/keys", "--remount-ro", "/ws/keys",
-      "--unshare-pid", "--die-with-parent", "--cap-drop", "ALL", "--chdir", "/ws/sub", "--", "/opt/rg/rg", "--files",
+      "--ro-bind",
+      "/ws",
+      "/ws",
+      "--ro-bind",
+      "/tmp/x",
+      "/tmp/x",
+      "--ro-bind",
+      "/opt/rg/rg",
+      "/opt/rg/rg",
+      "--symlink",
+      "/opt/rg/rg",
+      "/proc/self/exe",
+      "--ro-bind",
+      "/dev/null",
+      "/ws/.env",
+      "--perms",
+      "0000",
+      "--tmpfs",
+      "/ws/keys",
+      "--remount-ro",
+      "/ws/keys",
+      "--unshare-pid",
+      "--die-with-parent",
+      "--cap-drop",
+      "ALL",
+      "--chdir",
+      "/ws/sub",
+      "--",
+      "/opt/rg/rg",
+      "--files",
     ]);
-    expect(searchBubblewrapArgs({ ...view, roots: undefined }, { command: "/opt/rg/rg" }).slice(0, 7)).toEqual(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]);
+    expect(searchBubblewrapArgs({ ...view, roots: undefined }, { command: "/opt/rg/rg" }).slice(0, 7)).toEqual([
+      "--ro-bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--proc",
+      "/proc",
+    ]);
   });
 });

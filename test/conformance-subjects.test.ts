@@ -25,7 +25,9 @@ function traced(inner: FileSystem): FileSystem {
 
 const groups = [writeGroup, versionGuardGroup, toolsEditGroup];
 await registerGroups(groups, { test }, () => createNodeSubject((cwd) => traced(createNodeProvider({ cwd }))), { prefix: "traced node: " });
-await registerGroups(groups, { test }, () => createMemorySubject((volume, cwd) => traced(createMemoryProvider({ volume, cwd }))), { prefix: "traced memory: " });
+await registerGroups(groups, { test }, () => createMemorySubject((volume, cwd) => traced(createMemoryProvider({ volume, cwd }))), {
+  prefix: "traced memory: ",
+});
 
 // Registered last, so it runs after the cases above (vitest runs a file's tests in order).
 test("the cases ran through the wrapper", () => {

@@ -75,7 +75,9 @@ describe("capability declarations", () => {
     const harness = collecting();
     const report = await registerGroups([capabilitiesGroup], harness, () => createMemorySubject());
     expect(report.registered).toEqual([]);
-    expect(report.skipped).toEqual([{ name: "capabilities: every capability declared false is absent", reason: "every capability is declared true, and the cases that need one check it" }]);
+    expect(report.skipped).toEqual([
+      { name: "capabilities: every capability declared false is absent", reason: "every capability is declared true, and the cases that need one check it" },
+    ]);
   });
 });
 
@@ -129,7 +131,10 @@ describe("binding mistakes", () => {
     );
 
   test("a promise of a subject (createMemorySubject(wrap) itself) is CONFORMANCE_NOT_A_FACTORY, and says what to pass", async () => {
-    const error = await rejection(collecting(), createMemorySubject((volume, cwd) => createMemoryProvider({ volume, cwd })));
+    const error = await rejection(
+      collecting(),
+      createMemorySubject((volume, cwd) => createMemoryProvider({ volume, cwd })),
+    );
     expect(isConformanceError(error, "CONFORMANCE_NOT_A_FACTORY")).toBe(true);
     expect((error as Error).message).toBe(
       "The conformance suite's createSubject must be a function; it was handed a Promise (a subject already being built, such as createMemorySubject(wrap)): every case builds its own subject, so pass a function that builds one, such as () => createMemorySubject(wrap).",

@@ -39,23 +39,26 @@ async function denoRun(permissions: string[], script: string, args: string[], en
 
 async function probe(permissions: string[]): Promise<Record<string, { content?: string; error?: { code: string } } & Record<string, unknown>>> {
   const { stdout, stderr } = await denoRun(permissions, "test/deno-permissions-probe.ts", [dir]);
-  const lines = stdout.trim().split("\n").filter((l) => l !== "");
+  const lines = stdout
+    .trim()
+    .split("\n")
+    .filter((l) => l !== "");
   if (lines.length === 0) throw new Error(`the probe printed nothing: ${stderr}`);
   return Object.fromEntries(lines.map((l) => JSON.parse(l) as { what: string; value: never }).map(({ what, value }) => [what, value]));
 }
 
 describe("Deno permissions are named", { timeout: 120_000 }, () => {
   test("the CLI without --allow-read names the flag instead of calling the directory missing", async () => {
-    const result = await denoRun([], "adapters/cli/main_deno.ts", ["--root", dir, "read", '{"path":"a.txt"}']);
+    const result = await denoRun([], "adapters/cli/main.deno.ts", ["--root", dir, "read", '{"path":"a.txt"}']);
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(`toolfs: Deno is not permitted to read ${dir}; grant --allow-read\n`);
   });
 
   test("~ reads the home directory when HOME may be read, and is refused plainly when not", async () => {
     const call = ["--root", dir, "read", '{"path":"~/.profile"}'];
-    const allowed = await denoRun(["--allow-read", "--allow-env=HOME"], "adapters/cli/main_deno.ts", call, { HOME: home });
+    const allowed = await denoRun(["--allow-read", "--allow-env=HOME"], "adapters/cli/main.deno.ts", call, { HOME: home });
     expect(allowed.stdout).toBe("1: export A=1\n\n(End of file: 1 line.)\n");
-    const refused = await denoRun(["--allow-read"], "adapters/cli/main_deno.ts", [...call, "--json"], { HOME: home });
+    const refused = await denoRun(["--allow-read"], "adapters/cli/main.deno.ts", [...call, "--json"], { HOME: home });
     const result = JSON.parse(refused.stdout);
     expect(result.error.code).toBe("TOOL_INVALID_ARGUMENTS");
     expect(result.content).toContain("the home directory is not known");

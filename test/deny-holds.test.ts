@@ -152,9 +152,18 @@ test("ACP: a session whose cwd is a symlink cannot read a relatively denied file
   writeFileSync(join(real, "config", "secrets.json"), SECRET);
   symlinkSync(real, join(root, "link"));
   const model = createScriptedModel({
-    turns: [{ toolCalls: [{ name: "read", arguments: { path: join(real, "config", "secrets.json") } }] }, { toolCalls: [{ name: "read", arguments: { path: "config/secrets.json" } }] }, { text: "ok" }],
+    turns: [
+      { toolCalls: [{ name: "read", arguments: { path: join(real, "config", "secrets.json") } }] },
+      { toolCalls: [{ name: "read", arguments: { path: "config/secrets.json" } }] },
+      { text: "ok" },
+    ],
   });
-  const { peer, done } = inProcessAgent({ model, composition: COMPOSITIONS.coding!, sandbox: { mode: "workspace-write", deny: ["config/secrets.json"] }, log: () => {} });
+  const { peer, done } = inProcessAgent({
+    model,
+    composition: COMPOSITIONS.coding!,
+    sandbox: { mode: "workspace-write", deny: ["config/secrets.json"] },
+    log: () => {},
+  });
   await peer.request("initialize", { protocolVersion: 1 });
   const created = await peer.request("session/new", { cwd: join(root, "link"), mcpServers: [] });
   const sessionId = (created.result as { sessionId: string }).sessionId;
@@ -180,7 +189,12 @@ test("a deny pattern holds for any case and either Unicode normalization of the 
   writeFileSync(join(ws, nfd), SECRET);
   mkdirSync(join(ws, "Config"));
   writeFileSync(join(ws, "Config", "Secrets.JSON"), SECRET);
-  const toolkit = createToolkit({ fs: createNodeProvider({ cwd: ws }), workspace: ws, search: createNodeSearchBackend(), sandbox: { mode: "full-access", deny: [".env", nfc, "config/*.json"] } });
+  const toolkit = createToolkit({
+    fs: createNodeProvider({ cwd: ws }),
+    workspace: ws,
+    search: createNodeSearchBackend(),
+    sandbox: { mode: "full-access", deny: [".env", nfc, "config/*.json"] },
+  });
   for (const path of [".ENV", nfd, "Config/Secrets.JSON"]) {
     const read = await toolkit.call("read", { path });
     expect(read.error?.code, `${path}: ${read.content}`).toBe("FS_SANDBOX_DENIED");

@@ -33,7 +33,14 @@ describe("pinned directories", () => {
 
   test("pins are bound right after the roots, before protected paths and masks", () => {
     const args = bubblewrapArgs(
-      { writeAnywhere: false, writable: ["/ws"], readOnly: ["/ws/a/.git"], pinned: ["/ws/a/b", "/ws/a"], masks: [{ path: "/ws/a/b/s", directory: false }], network: false },
+      {
+        writeAnywhere: false,
+        writable: ["/ws"],
+        readOnly: ["/ws/a/.git"],
+        pinned: ["/ws/a/b", "/ws/a"],
+        masks: [{ path: "/ws/a/b/s", directory: false }],
+        network: false,
+      },
       { command: "true" },
     );
     expect(args.slice(0, 24).join(" ")).toBe(
@@ -57,7 +64,10 @@ test("a view that needs more arguments than bubblewrap accepts is refused with a
 });
 
 describe("DenyList.canonical", () => {
-  const links: [string, string][] = [["/home/u", "/var/home/u"], ["/ws", "/data/w[1]"]];
+  const links: [string, string][] = [
+    ["/home/u", "/var/home/u"],
+    ["/ws", "/data/w[1]"],
+  ];
   const resolve = (path: string) => {
     const link = links.find(([from]) => path === from || path.startsWith(`${from}/`));
     return Promise.resolve(link ? link[1] + path.slice(link[0].length) : path);

@@ -31,7 +31,11 @@ export function byPath(driver: FsDriver): FsDriver {
     stat: async () => (await driver.stat(path))!,
     lstat: (n) => driver.lstat(join(path, n)),
     openDirectory: async (n) => ((await driver.lstat(join(path, n)))?.type === "directory" ? at(join(path, n)) : undefined),
-    mkdir: async (n, mode) => fsp.mkdir(join(path, n), { mode }).then(() => true, () => false),
+    mkdir: async (n, mode) =>
+      fsp.mkdir(join(path, n), { mode }).then(
+        () => true,
+        () => false,
+      ),
     createFile: async (n, mode) => {
       const handle = await fsp.open(join(path, n), "wx", mode);
       return {
@@ -43,8 +47,16 @@ export function byPath(driver: FsDriver): FsDriver {
     },
     readFile: async (n) => new Uint8Array(await fsp.readFile(join(path, n))),
     rename: (a, b) => fsp.rename(join(path, a), join(path, b)),
-    link: (a, b) => fsp.link(join(path, a), join(path, b)).then(() => true, () => false),
-    unlink: (n) => fsp.unlink(join(path, n)).then(() => true, () => false),
+    link: (a, b) =>
+      fsp.link(join(path, a), join(path, b)).then(
+        () => true,
+        () => false,
+      ),
+    unlink: (n) =>
+      fsp.unlink(join(path, n)).then(
+        () => true,
+        () => false,
+      ),
     readdir: () => fsp.readdir(path),
     close: async () => undefined,
     openFile: (n) => driver.open(join(path, n)),

@@ -17,7 +17,11 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const run = (example: string) =>
-  execFileSync(process.execPath, ["--import", "tsx", join(root, "examples", example), dir], { cwd: root, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+  execFileSync(process.execPath, ["--import", "tsx", join(root, "examples", example), dir], {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1" },
+  });
 
 test("examples/ai-sdk.ts: a ToolLoopAgent greps, reads and edits through the toolfs ToolSet", () => {
   const output = run("ai-sdk.ts");
@@ -57,7 +61,11 @@ test("the examples (and other code written as a user writes it) type-check again
 // A project without src/app.ts: the scripted model still claims success, so the example must not.
 const runFailing = (example: string) => {
   rmSync(join(dir, "src"), { recursive: true });
-  return spawnSync(process.execPath, ["--import", "tsx", join(root, "examples", example), dir], { cwd: root, encoding: "utf8", env: { ...process.env, NO_COLOR: "1" } });
+  return spawnSync(process.execPath, ["--import", "tsx", join(root, "examples", example), dir], {
+    cwd: root,
+    encoding: "utf8",
+    env: { ...process.env, NO_COLOR: "1" },
+  });
 };
 
 test("examples/ai-sdk.ts: when its read and edit fail it exits 1, names them, and prints no success line", () => {

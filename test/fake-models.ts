@@ -93,7 +93,14 @@ export async function startFakeModel(options: FakeOptions): Promise<FakeServer> 
       const model = String(body.model);
       const events =
         options.protocol === "openai"
-          ? openaiStream(reply.turn, model, requests.length, promptTokens(body), isObject(body.stream_options) && body.stream_options.include_usage === true, options.piece ?? 5)
+          ? openaiStream(
+              reply.turn,
+              model,
+              requests.length,
+              promptTokens(body),
+              isObject(body.stream_options) && body.stream_options.include_usage === true,
+              options.piece ?? 5,
+            )
           : anthropicStream(reply.turn, model, requests.length, promptTokens(body), options.piece ?? 5);
       res.end(events);
     });
@@ -163,7 +170,16 @@ function openaiStream(turn: FakeTurn, model: string, n: number, prompt: number, 
   let completion = 0;
   if (calls.length > 0 && (turn.text ?? "") === "") {
     const first = calls[0]!;
-    out.push(chunk([choice({ role: "assistant", content: null, tool_calls: [{ index: 0, id: `call_fake${n}_1`, type: "function", function: { name: first.name, arguments: "" } }], refusal: null })]));
+    out.push(
+      chunk([
+        choice({
+          role: "assistant",
+          content: null,
+          tool_calls: [{ index: 0, id: `call_fake${n}_1`, type: "function", function: { name: first.name, arguments: "" } }],
+          refusal: null,
+        }),
+      ]),
+    );
   } else {
     out.push(chunk([choice({ role: "assistant", content: "", refusal: null })]));
   }
@@ -265,7 +281,19 @@ function anthropicStream(turn: FakeTurn, model: string, n: number, prompt: numbe
 function anthropicHang(text: string): string {
   const event = (data: Record<string, unknown>) => `event: ${String(data.type)}\ndata: ${JSON.stringify(data)}\n\n`;
   return (
-    event({ type: "message_start", message: { id: "msg_hang", type: "message", role: "assistant", model: "fake", content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: 1, output_tokens: 1 } } }) +
+    event({
+      type: "message_start",
+      message: {
+        id: "msg_hang",
+        type: "message",
+        role: "assistant",
+        model: "fake",
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: 1, output_tokens: 1 },
+      },
+    }) +
     event({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }) +
     event({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })
   );

@@ -1,6 +1,6 @@
 // The suite must catch broken backends, not just pass good ones: each faulty driver below breaks one
 // promise of the seam, and the cases that guard that promise must fail.
-import { Volume } from "memfs";
+import type { Volume } from "memfs";
 import { describe, expect, test } from "vitest";
 import { allGroups, type CreateSubject, runConformance } from "../conformance/mod.ts";
 import { createFileSystem, type FsDirectory, type FsDriver, type FsDriverStat, type FsVersion, encodeUtf8 } from "../core/mod.ts";
@@ -89,7 +89,6 @@ function sizeOnlyToken(volume: Volume): FsDriver {
   };
 }
 
-
 describe("the conformance suite catches faulty adapters", () => {
   const unmodified: CreateSubject = () => createMemorySubject((volume, cwd) => createFileSystem(bind(createMemoryDriver(volume)), { cwd }));
 
@@ -124,10 +123,10 @@ describe("the conformance suite catches faulty adapters", () => {
 describe("the publication counter in the version token", () => {
   // The driver's token sees only the size, so every guard below holds only because core counts publications.
   test("keeps versions distinct where the backend's metadata cannot: the guard groups pass over a size-only token", async () => {
-    const { failed } = await failingCases(() => createMemorySubject((volume, cwd) => createFileSystem(sizeOnlyToken(volume), { cwd })), [
-      "version-guard",
-      "write",
-    ]);
+    const { failed } = await failingCases(
+      () => createMemorySubject((volume, cwd) => createFileSystem(sizeOnlyToken(volume), { cwd })),
+      ["version-guard", "write"],
+    );
     // Telling two files apart is the token's job (an inode, on real backends), not the counter's.
     expect(failed).toEqual(["version-guard: a version from another file does not guard this one"]);
   });

@@ -15,7 +15,13 @@ function bashAllowed(config: GuidanceConfig): boolean {
 // The tools a configuration registers: the listed ones, or the defaults its options make possible.
 function registered(config: GuidanceConfig): readonly ToolName[] {
   if (config.tools) return config.tools;
-  return ["read", "write", "edit", ...(config.search ? (["glob", "grep"] as const) : []), ...(config.runner !== "none" && bashAllowed(config) ? (["bash"] as const) : [])];
+  return [
+    "read",
+    "write",
+    "edit",
+    ...(config.search ? (["glob", "grep"] as const) : []),
+    ...(config.runner !== "none" && bashAllowed(config) ? (["bash"] as const) : []),
+  ];
 }
 
 interface Facts {
@@ -95,13 +101,21 @@ const STATEMENTS: readonly Statement[] = [
   { says: "sandbox_permissions", in: "write", when: (c, f) => f.confining && c.approver },
   { says: "sandbox_permissions", in: "edit", when: (c, f) => f.confining && c.approver },
   // several roots
-  { says: "Workspace roots: /ws, where relative paths start; lib (/other/lib); lib-2 (/more/lib). A path that starts", in: "guidance", when: (c) => c.roots.length > 0 },
+  {
+    says: "Workspace roots: /ws, where relative paths start; lib (/other/lib); lib-2 (/more/lib). A path that starts",
+    in: "guidance",
+    when: (c) => c.roots.length > 0,
+  },
   ...(["read", "write", "edit", "glob", "grep"] as const).map((tool) => ({
     says: "a path in another root starts with its name (lib, lib-2)",
     in: tool,
     when: (c: GuidanceConfig) => c.roots.length > 0,
   })),
-  { says: "refuses writes outside the workspace, lib, lib-2 and /tmp", in: "guidance", when: (c, f) => c.sandbox === "workspace-write" && f.mutating && c.roots.length > 0 },
+  {
+    says: "refuses writes outside the workspace, lib, lib-2 and /tmp",
+    in: "guidance",
+    when: (c, f) => c.sandbox === "workspace-write" && f.mutating && c.roots.length > 0,
+  },
   // Never true of any configuration: the toolkit cannot know that a writable root is a temp directory.
   { says: "temp director", in: "guidance", when: () => false },
 ];

@@ -8,7 +8,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { describe, expect, test } from "vitest";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const isTest = (file: string) => /(\.test|_test)\.ts$/.test(file);
+const isTest = (file: string) => /\.test\.ts$/.test(file);
 
 function sources(dir: string): string[] {
   const out: string[] = [];
@@ -84,7 +84,15 @@ describe("adapter boundaries", () => {
 // import, type-only ones included: a cycle is one room that was split in two, whatever the runtime makes of it.
 function importCycles(files: readonly string[], read: (file: string) => string): string[][] {
   const known = new Set(files);
-  const edges = new Map(files.map((file) => [file, specifiers(read(file)).filter((s) => s.startsWith(".")).map((s) => join(file, "..", s)).filter((to) => known.has(to))]));
+  const edges = new Map(
+    files.map((file) => [
+      file,
+      specifiers(read(file))
+        .filter((s) => s.startsWith("."))
+        .map((s) => join(file, "..", s))
+        .filter((to) => known.has(to)),
+    ]),
+  );
   const cycles: string[][] = [];
   const state = new Map<string, "open" | "done">();
   const path: string[] = [];
@@ -142,5 +150,30 @@ describe("entry points", () => {
     const tsc = join(root, "node_modules/typescript/bin/tsc");
     const check = () => execFileSync(process.execPath, [tsc, "-p", "test/dist-types.tsconfig.json"], { cwd: root, stdio: "pipe" });
     expect(check).not.toThrow();
+  });
+});
+
+// One naming rule for files (docs/notes/0019): lowercase words joined by hyphens; a file that runs on one
+// runtime only says which with a `.node` or `.deno` segment; tests end `.test.ts` (vitest) or `.deno.test.ts`
+// (deno test); a tool's configuration keeps the `.config` or `.tsconfig` segment the tool looks for. Fixtures
+// keep the names their cases need, and a few files keep the names every reader expects.
+const fileName = /^[a-z0-9]+(?:-[a-z0-9]+)*(?:\.(?:node|deno|config|tsconfig))?(?:\.test)?\.[a-z]+$/;
+const exempt = new Set(["README.md", "LICENSE", ".gitignore"]);
+
+describe("file names", () => {
+  const tracked = execFileSync("git", ["ls-files"], { cwd: root, encoding: "utf8" })
+    .split("\n")
+    .filter((path) => path !== "" && !path.startsWith("fixtures/") && !path.startsWith(".ci/"));
+
+  test("every tracked file outside fixtures follows the rule", () => {
+    expect(tracked.length).toBeGreaterThan(100);
+    const names = tracked.map((path) => path.split("/").pop()!);
+    expect(names.filter((name) => !exempt.has(name) && !fileName.test(name))).toEqual([]);
+  });
+
+  test("the rule refuses the shapes it replaced", () => {
+    for (const bad of ["main_deno.ts", "conformance_test.ts", "mapError.ts", "Races.ts", "races.bun.ts"]) expect(fileName.test(bad), bad).toBe(false);
+    for (const good of ["map-error.ts", "main.deno.ts", "conformance.deno.test.ts", "cli.test.ts", "0019-habits.md"])
+      expect(fileName.test(good), good).toBe(true);
   });
 });

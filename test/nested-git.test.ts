@@ -49,7 +49,9 @@ describe("the confined shell's view of nested repositories", () => {
   test("past the walk's bound, what was found is kept and the command is told on stderr", async () => {
     const result = await view(3);
     expect(result.readOnly).toContain("/ws/.git");
-    expect(result.notes).toEqual(["looked for nested git repositories in 3 entries of /ws and stopped there; a .git further in is not read-only to this command"]);
+    expect(result.notes).toEqual([
+      "looked for nested git repositories in 3 entries of /ws and stopped there; a .git further in is not read-only to this command",
+    ]);
     const stderr = new BoundedCollector({ maxBytes: 1000 });
     const base = { run: async () => ({ exitCode: 0, signal: null, forced: false }) };
     await confinedRunner(base, "bwrap", async () => result).run({ command: "true", stderr });
@@ -84,7 +86,14 @@ describe.each(users)("bash under workspace-write, as %s", (user, confinement) =>
       tools: ["bash"],
       sandbox: { mode: "workspace-write", confinement: confinement as ShellConfinement },
     });
-    const attempts = [".git/hooks/pre-commit", "sub/.git/hooks/pre-commit", "sub/.git/config", "a/b/.GIT/hooks/pre-commit", "vendor/mod.git/hooks/pre-commit", "mod/.git"];
+    const attempts = [
+      ".git/hooks/pre-commit",
+      "sub/.git/hooks/pre-commit",
+      "sub/.git/config",
+      "a/b/.GIT/hooks/pre-commit",
+      "vendor/mod.git/hooks/pre-commit",
+      "mod/.git",
+    ];
     const script =
       `id -u; for p in ${attempts.join(" ")}; do (printf 'echo pwned\\n' > "$p") 2>/dev/null && echo "wrote $p"; done; ` +
       "mv sub/.git sub/moved 2>/dev/null && echo moved; echo ok > sub/src/ok.txt && echo notes > notes/x.txt && echo done";

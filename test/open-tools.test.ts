@@ -148,7 +148,13 @@ describe("every surface serves it", () => {
       const updates = peer.transcript.flatMap((m) =>
         "agent" in m && m.agent.method === "session/update" ? [(m.agent.params as { update: Record<string, unknown> }).update] : [],
       );
-      expect(updates[0]).toMatchObject({ sessionUpdate: "tool_call", title: "word_count in b.txt", kind: "read", status: "in_progress", locations: [{ path: join(cwd, "b.txt") }] });
+      expect(updates[0]).toMatchObject({
+        sessionUpdate: "tool_call",
+        title: "word_count in b.txt",
+        kind: "read",
+        status: "in_progress",
+        locations: [{ path: join(cwd, "b.txt") }],
+      });
       expect(updates[1]).toMatchObject({
         sessionUpdate: "tool_call_update",
         status: "completed",
@@ -190,7 +196,9 @@ describe("content parts", () => {
     expect(partText(result.parts![0]!)).toBe("[image: image/png, 70 bytes: a dot]");
     expect(resultText(result)).toBe(FALLBACK);
     // A built-in tool's result has no parts at all.
-    expect(await createToolkit({ fs: createMemoryProvider({ cwd: "/ws", files }), tools: ["read"] }).call("read", { path: "a.txt" })).not.toHaveProperty("parts");
+    expect(await createToolkit({ fs: createMemoryProvider({ cwd: "/ws", files }), tools: ["read"] }).call("read", { path: "a.txt" })).not.toHaveProperty(
+      "parts",
+    );
   });
 
   test("MCP: an image block and a resource link after the text", async () => {

@@ -18,7 +18,10 @@ beforeEach(() => {
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 test("a commit killed while staging its third file leaves two files new, the rest old, none torn", async () => {
-  const child = spawn(process.execPath, ["--import", "tsx", join(repo, "test/overlay-commit-worker.ts"), dir, "4", "2"], { cwd: repo, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, ["--import", "tsx", join(repo, "test/overlay-commit-worker.ts"), dir, "4", "2"], {
+    cwd: repo,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const lines = createInterface({ input: child.stdout });
   await new Promise<void>((resolve, reject) => {
@@ -29,7 +32,12 @@ test("a commit killed while staging its third file leaves two files new, the res
   await exited;
   const newBytes = new Uint8Array(1 << 20).fill(0x6e);
   const contents = [0, 1, 2, 3].map((i) => readFileSync(join(dir, "d", `f${i}.bin`)));
-  expect(contents.map((c, i) => (Buffer.compare(c, newBytes) === 0 ? "new" : c.toString() === `old ${i}\n` ? "old" : `torn (${c.length} bytes)`))).toEqual(["new", "new", "old", "old"]);
+  expect(contents.map((c, i) => (Buffer.compare(c, newBytes) === 0 ? "new" : c.toString() === `old ${i}\n` ? "old" : `torn (${c.length} bytes)`))).toEqual([
+    "new",
+    "new",
+    "old",
+    "old",
+  ]);
   expect(readdirSync(join(dir, "d")).filter((name) => name.endsWith(".toolfs-tmp"))).toHaveLength(1);
   const next = createNodeProvider({ cwd: dir });
   await next.write(await next.resolve("d/after.txt"), new TextEncoder().encode("x"));

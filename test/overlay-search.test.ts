@@ -1,7 +1,16 @@
 import { expect, test } from "vitest";
 import { createMemoryProvider } from "../adapters/memory/mod.ts";
 import { createOverlayProvider } from "../core/fs/mod.ts";
-import type { FilesRequest, GrepEvent, GrepRequest, ResultSink, SearchBackend, StreamOutcome, WholeResults, WholeSearchBackend } from "../core/search/backend.ts";
+import type {
+  FilesRequest,
+  GrepEvent,
+  GrepRequest,
+  ResultSink,
+  SearchBackend,
+  StreamOutcome,
+  WholeResults,
+  WholeSearchBackend,
+} from "../core/search/backend.ts";
 import { createEngineBackend } from "../core/search/engine/mod.ts";
 import { createOverlaySearchBackend } from "../core/search/overlay.ts";
 import { guardSearch, resolveSandbox, sandboxPolicy } from "../core/mod.ts";
@@ -66,18 +75,21 @@ test("grep over an overlay says nothing was searched only when neither layer sea
   expect((await search.grep({ cwd: "/ws", pattern: "x", globs: [{ glob: "f10.txt" }] })).nothingSearched).toBeUndefined();
 });
 
-test.for([false, true])("under read rules, the overlay's search keeps its base's guard: a base that keeps them is still asked (changed: %s)", async (changed) => {
-  const files: Record<string, string> = { "base/a.txt": "hay\n", "base/.env": "SECRET=1\n" };
-  const base = createMemoryProvider({ cwd: "/ws", files });
-  const overlay = createOverlayProvider({ base });
-  if (changed) await overlay.write(await overlay.resolve("base/b.txt"), new TextEncoder().encode("new\n"));
-  const { backend, seen } = streamingOnly(createEngineBackend(base));
-  const pinned: SearchBackend = { ...backend, readableGuard: "pinned" };
-  const search = createOverlaySearchBackend(overlay, pinned);
-  expect(search.readableGuard).toBe("pinned");
-  expect(createOverlaySearchBackend(overlay, backend).readableGuard).toBeUndefined();
-  const rules = await resolveSandbox(overlay, sandboxPolicy({ mode: "workspace-write", workspace: "/ws", readScope: "workspace", deny: [".env"] }));
-  const found = await guardSearch(search, overlay, rules).files({ cwd: "/ws", sort: { by: "path" } });
-  expect(found.paths).toEqual(changed ? ["base/a.txt", "base/b.txt"] : ["base/a.txt"]);
-  expect(seen.paths).toBeGreaterThan(0);
-});
+test.for([false, true])(
+  "under read rules, the overlay's search keeps its base's guard: a base that keeps them is still asked (changed: %s)",
+  async (changed) => {
+    const files: Record<string, string> = { "base/a.txt": "hay\n", "base/.env": "SECRET=1\n" };
+    const base = createMemoryProvider({ cwd: "/ws", files });
+    const overlay = createOverlayProvider({ base });
+    if (changed) await overlay.write(await overlay.resolve("base/b.txt"), new TextEncoder().encode("new\n"));
+    const { backend, seen } = streamingOnly(createEngineBackend(base));
+    const pinned: SearchBackend = { ...backend, readableGuard: "pinned" };
+    const search = createOverlaySearchBackend(overlay, pinned);
+    expect(search.readableGuard).toBe("pinned");
+    expect(createOverlaySearchBackend(overlay, backend).readableGuard).toBeUndefined();
+    const rules = await resolveSandbox(overlay, sandboxPolicy({ mode: "workspace-write", workspace: "/ws", readScope: "workspace", deny: [".env"] }));
+    const found = await guardSearch(search, overlay, rules).files({ cwd: "/ws", sort: { by: "path" } });
+    expect(found.paths).toEqual(changed ? ["base/a.txt", "base/b.txt"] : ["base/a.txt"]);
+    expect(seen.paths).toBeGreaterThan(0);
+  },
+);

@@ -11,7 +11,11 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 const npm = (args: string[], cwd: string) =>
-  spawnSync("npm", args, { cwd, encoding: "utf8", env: { ...process.env, npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false" } });
+  spawnSync("npm", args, {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false" },
+  });
 
 let scratch: string;
 let tarball: string;
@@ -55,8 +59,12 @@ describe("npm pack", () => {
     const dependencies = Object.keys(pkg.dependencies).sort();
     expect(dependencies).toEqual(["@vscode/ripgrep", "diff", "eventsource-parser", "re2js", "zod"]);
     // Each one is imported by the build itself, not only listed.
-    const built = files.filter((f) => f.endsWith(".js")).map((f) => readFileSync(join(root, f), "utf8")).join("\n");
-    for (const name of dependencies) expect(built, name).toMatch(new RegExp(`from ["']${name.replace(/[/.]/g, "\\$&")}["']|import\\(["']${name.replace(/[/.]/g, "\\$&")}["']\\)`));
+    const built = files
+      .filter((f) => f.endsWith(".js"))
+      .map((f) => readFileSync(join(root, f), "utf8"))
+      .join("\n");
+    for (const name of dependencies)
+      expect(built, name).toMatch(new RegExp(`from ["']${name.replace(/[/.]/g, "\\$&")}["']|import\\(["']${name.replace(/[/.]/g, "\\$&")}["']\\)`));
     const optional = Object.entries(pkg.peerDependenciesMeta as Record<string, { optional: boolean }>).filter(([, meta]) => meta.optional);
     expect(optional.map(([name]) => name).sort()).toEqual(["@agentclientprotocol/sdk", "@modelcontextprotocol/server", "@openai/agents", "ai", "memfs"]);
     for (const name of Object.keys(pkg.peerDependencies)) expect(pkg.devDependencies, name).toHaveProperty(name);

@@ -116,8 +116,7 @@ describe.skipIf(!createNodeDriver().capabilities.pinnedPublication)("pinned read
     return { open: step(0, toSymlink), recheck: step(1, toDirectory), lstat: step(2, toSymlink) };
   };
   const outcome = (work: Promise<string>) => work.catch((e: { code?: string }) => e.code ?? String(e));
-  const read = (fs: FileSystem) =>
-    outcome(fs.resolve("d/f.txt").then(async (t) => new TextDecoder().decode((await fs.readBytes(t, { maxBytes: 100 })).bytes)));
+  const read = (fs: FileSystem) => outcome(fs.resolve("d/f.txt").then(async (t) => new TextDecoder().decode((await fs.readBytes(t, { maxBytes: 100 })).bytes)));
   const stream = (fs: FileSystem) =>
     outcome(
       fs.resolve("d/f.txt").then(async (t) => {
@@ -160,7 +159,9 @@ describe.skipIf(!createNodeDriver().capabilities.pinnedPublication)("pinned read
     await toSymlink();
     const error = await fs.readBytes(file, { maxBytes: 100 }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: "FS_STALE_VERSION", details: { path: join(root, "d/f.txt") } });
-    expect((error as Error).message).toBe(`Cannot read "${join(root, "d/f.txt")}": a folder on its path was moved or replaced while it was being opened; read it again`);
+    expect((error as Error).message).toBe(
+      `Cannot read "${join(root, "d/f.txt")}": a folder on its path was moved or replaced while it was being opened; read it again`,
+    );
     expect(opened).toEqual([join(root, "d"), join(root, "d"), join(root, "d")]);
     await expect(fs.listDir(dir)).rejects.toMatchObject({ code: "FS_STALE_VERSION" });
   });

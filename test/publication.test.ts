@@ -4,7 +4,7 @@
 import { promises as fsp } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Volume } from "memfs";
+import type { Volume } from "memfs";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import {
   createFileSystem,
@@ -83,9 +83,9 @@ describe.skipIf(!createNodeDriver().capabilities.pinnedPublication)("pinned publ
   const flips = (): Hooks => {
     let phase = 0;
     return {
-      stage: async () => void (phase === 0 && (phase = 1, await toSymlink())),
-      check: async () => void (phase === 1 && (phase = 2, await toDirectory())),
-      publish: async () => void (phase === 2 && (phase = 3, await toSymlink())),
+      stage: async () => void (phase === 0 && ((phase = 1), await toSymlink())),
+      check: async () => void (phase === 1 && ((phase = 2), await toDirectory())),
+      publish: async () => void (phase === 2 && ((phase = 3), await toSymlink())),
     };
   };
 
@@ -138,10 +138,13 @@ describe("the lock file", () => {
   const me = (alive: (pid: number) => boolean | undefined = () => true): FsProcessInfo => ({ pid: 100, host: "here", alive });
   let volume: Volume;
   let dir: FsDirectory;
+  // Counts the links the lock takes, so a case can stop a waiting writer after a few.
+  let countLinks = 0;
   beforeEach(async () => {
     volume = createMemoryVolume();
     volume.mkdirSync("/d");
-    dir = await createMemoryDriver(volume).openDirectory("/d");
+    countLinks = 0;
+    dir = counting(await createMemoryDriver(volume).openDirectory("/d"), () => undefined);
   });
   const record = (pid: number, host: string) => JSON.stringify({ toolfs: "lock", pid, host, id: `owner-${pid}`, since: 0 });
   const names = () => volume.readdirSync("/d").map(String).sort();
@@ -161,7 +164,12 @@ describe("the lock file", () => {
 
   test("a lock whose owner on this host is dead is broken at once", async () => {
     volume.writeFileSync("/d/.a.txt.toolfs-lock", record(4_000_000, "here"));
-    const release = await acquireLockFile(dir, "a.txt", me((pid) => pid !== 4_000_000), undefined);
+    const release = await acquireLockFile(
+      dir,
+      "a.txt",
+      me((pid) => pid !== 4_000_000),
+      undefined,
+    );
     expect(JSON.parse(String(volume.readFileSync("/d/.a.txt.toolfs-lock"))).pid).toBe(100);
     await release();
     expect(names()).toEqual([]);
@@ -170,7 +178,12 @@ describe("the lock file", () => {
   test("a lock of another host is waited for until it is older than the bound, then broken", async () => {
     volume.writeFileSync("/d/.a.txt.toolfs-lock", record(7, "there"));
     const controller = new AbortController();
-    const waited = acquireLockFile(counting(dir, () => countLinks >= 3 && controller.abort()), "a.txt", me(), controller.signal);
+    const waited = acquireLockFile(
+      counting(dir, () => countLinks >= 3 && controller.abort()),
+      "a.txt",
+      me(),
+      controller.signal,
+    );
     await expect(waited).rejects.toMatchObject({ code: "FS_ABORTED" });
     expect(JSON.parse(String(volume.readFileSync("/d/.a.txt.toolfs-lock"))).host).toBe("there");
     const old = (Date.now() - STALE_LOCK_MS - 1000) / 1000;
@@ -182,18 +195,18 @@ describe("the lock file", () => {
   test("a file at the lock name without a record is judged by its age alone", async () => {
     volume.writeFileSync("/d/.a.txt.toolfs-lock", "");
     const controller = new AbortController();
-    const waited = acquireLockFile(counting(dir, () => countLinks >= 3 && controller.abort()), "a.txt", me(() => false), controller.signal);
+    const waited = acquireLockFile(
+      counting(dir, () => countLinks >= 3 && controller.abort()),
+      "a.txt",
+      me(() => false),
+      controller.signal,
+    );
     await expect(waited).rejects.toMatchObject({ code: "FS_ABORTED" });
     const old = (Date.now() - STALE_LOCK_MS - 1000) / 1000;
     volume.utimesSync("/d/.a.txt.toolfs-lock", old, old);
     await (await acquireLockFile(dir, "a.txt", me(), undefined))();
   });
 
-  let countLinks = 0;
-  beforeEach(() => {
-    countLinks = 0;
-    dir = counting(dir, () => undefined);
-  });
   function counting(inner: FsDirectory, after: () => unknown): FsDirectory {
     return {
       ...inner,

@@ -107,7 +107,10 @@ describe("read holds a bounded number of bytes at once", () => {
     const shown = result.content.split("\n").filter((line) => /^\d+: /.test(line));
     expect(shown.length).toBeGreaterThan(100);
     const text = LINE.slice(0, -1);
-    expect(shown.filter((line) => !line.endsWith(`: ${text}`) && !text.startsWith(line.replace(/^\d+: /, ""))), "garbled lines").toEqual([]);
+    expect(
+      shown.filter((line) => !line.endsWith(`: ${text}`) && !text.startsWith(line.replace(/^\d+: /, ""))),
+      "garbled lines",
+    ).toEqual([]);
     const measured = last()!;
     expect(measured.chunks()).toBe(FILE_BYTES / CHUNK);
     expect(measured.peak(), `held ${(measured.peak() / MiB).toFixed(1)} MiB at once`).toBeLessThan(BOUND);

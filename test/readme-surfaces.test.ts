@@ -16,7 +16,7 @@ import { createNodeProcessRunner } from "../adapters/node/mod.ts";
 const root = fileURLToPath(new URL("..", import.meta.url)).replace(/\/$/, "");
 const readme = readFileSync(join(root, "README.md"), "utf8");
 const section = (title: string) => readme.slice(readme.indexOf(`## ${title}`), readme.indexOf("\n## ", readme.indexOf(`## ${title}`) + 3));
-const fenced = (text: string, lang: string) => [...text.matchAll(new RegExp("```" + lang + "\\n([\\s\\S]*?)```", "g"))].map((m) => m[1]!);
+const fenced = (text: string, lang: string) => [...text.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, "g"))].map((m) => m[1]!);
 
 let project: string;
 let home: string;
@@ -101,7 +101,11 @@ function runSnippet(source: string, name: string): string {
   mkdirSync(join(root, ".tmp"), { recursive: true });
   writeFileSync(file, source);
   try {
-    return execFileSync(process.execPath, ["--import", "tsx", file], { cwd: root, encoding: "utf8", env: { ...process.env, OPENAI_AGENTS_DISABLE_TRACING: "1" } });
+    return execFileSync(process.execPath, ["--import", "tsx", file], {
+      cwd: root,
+      encoding: "utf8",
+      env: { ...process.env, OPENAI_AGENTS_DISABLE_TRACING: "1" },
+    });
   } finally {
     rmSync(file, { force: true });
   }
@@ -116,7 +120,10 @@ test("The AI SDK quick start runs as written", () => {
 
 test("The OpenAI Agents SDK quick start runs as written", () => {
   const [snippet] = fenced(section("The OpenAI Agents SDK"), "ts");
-  const output = runSnippet(`import { scriptedModel } from "../examples/openai-agents.ts";\nconst model = scriptedModel();\n${fill(snippet!)}`, "readme-agents.ts");
+  const output = runSnippet(
+    `import { scriptedModel } from "../examples/openai-agents.ts";\nconst model = scriptedModel();\n${fill(snippet!)}`,
+    "readme-agents.ts",
+  );
   expect(output).toBe("retries is now 5, and CHANGELOG.md records it.\n");
   expect(readFileSync(join(project, "src/app.ts"), "utf8")).toBe("export const retries = 5;\n");
   expect(readFileSync(join(project, "CHANGELOG.md"), "utf8")).toBe("# Changelog\n\n- retries is now 5\n");

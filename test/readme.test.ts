@@ -49,7 +49,9 @@ test("the README's overlay example runs as printed: the patch, then the commit",
   try {
     writeFileSync(join(workspace, "notes.txt"), "first line\n");
     const output = runModule(overlayBlock.replace("/path/to/workspace", workspace), "readme-overlay.ts");
-    expect(output).toContain("[ 'modified notes.txt' ] diff --git a/notes.txt b/notes.txt\n--- a/notes.txt\n+++ b/notes.txt\n@@ -1,1 +1,1 @@\n-first line\n+second line\n");
+    expect(output).toContain(
+      "[ 'modified notes.txt' ] diff --git a/notes.txt b/notes.txt\n--- a/notes.txt\n+++ b/notes.txt\n@@ -1,1 +1,1 @@\n-first line\n+second line\n",
+    );
     expect(output).toContain("true [ 'notes.txt' ] []");
     expect(readFileSync(join(workspace, "notes.txt"), "utf8")).toBe("second line\n");
   } finally {
@@ -65,7 +67,10 @@ test("the README's overlay commands print the patch and leave README.md, or comm
     // The commands are run in a clone, on its README: this one, copied, so that --commit leaves the clone alone.
     writeFileSync(join(workspace, "README.md"), readme);
     const run = (line: string) => {
-      const args = line.slice("toolfs ".length).match(/'[^']*'|\S+/g)!.map((a) => a.replace(/^'|'$/g, ""));
+      const args = line
+        .slice("toolfs ".length)
+        .match(/'[^']*'|\S+/g)!
+        .map((a) => a.replace(/^'|'$/g, ""));
       return execFileSync(process.execPath, [join(root, "dist/cli.js"), ...args], { cwd: workspace, encoding: "utf8" });
     };
     expect(run(lines[0]!)).toContain("-# toolfs\n+# toolfs!\n");
@@ -80,7 +85,10 @@ test("the README's overlay commands print the patch and leave README.md, or comm
 test("the README's first command runs the CLI on this directory", () => {
   const command = /^npm ci && npx (toolfs .+?)\s+#/m.exec(readme)?.[1];
   expect(command).toBeDefined();
-  const args = command!.slice("toolfs ".length).match(/'[^']*'|\S+/g)!.map((a) => a.replace(/^'|'$/g, ""));
+  const args = command!
+    .slice("toolfs ".length)
+    .match(/'[^']*'|\S+/g)!
+    .map((a) => a.replace(/^'|'$/g, ""));
   const output = execFileSync(process.execPath, [join(root, "dist/cli.js"), ...args], { cwd: root, encoding: "utf8" });
   expect(output).toMatch(/^1: # toolfs\n/);
   expect(output).toContain("Continue with offset=13.");
@@ -100,7 +108,10 @@ test("the README's sandboxed bash line lists the workspace and reports both writ
   const workspace = mkdtempSync(join(tmpdir(), "toolfs-readme-"));
   try {
     writeFileSync(join(workspace, "listed.txt"), "x\n");
-    const args = line!.slice("toolfs ".length).match(/'[^']*'|\S+/g)!.map((a) => a.replace(/^'|'$/g, ""));
+    const args = line!
+      .slice("toolfs ".length)
+      .match(/'[^']*'|\S+/g)!
+      .map((a) => a.replace(/^'|'$/g, ""));
     const env = { ...process.env, HOME: home.path };
     const output = execFileSync(process.execPath, [join(root, "dist/cli.js"), ...args, "--root", workspace], { encoding: "utf8", env });
     expect(output).toContain("touch: cannot touch '/etc/x': Read-only file system");
@@ -115,7 +126,7 @@ test("the README's sandboxed bash line lists the workspace and reports both writ
 
 test("the README's node:test binding runs the suite", () => {
   const binding = bindingBlock.split("\n").find((line) => line.includes('from "node:test"'))!;
-  const call = bindingBlock.split("\n").find((line, i, all) => i > 0 && all[i - 1] === binding)!;
+  const call = bindingBlock.split("\n").find((_line, i, all) => i > 0 && all[i - 1] === binding)!;
   const source = [
     'import { runConformance } from "toolfs/conformance";',
     binding,
@@ -153,7 +164,11 @@ test("handed createMemorySubject(wrap) itself, the suite names the mistake with 
 // any other form throws, to be judged by hand.
 function admits(range: string, version: readonly number[]): boolean {
   const cmp = (v: readonly number[]) => version.map((n, i) => n - (v[i] ?? 0)).find((d) => d !== 0) ?? 0;
-  const parse = (text: string) => text.split(".").filter((part) => part !== "x").map(Number);
+  const parse = (text: string) =>
+    text
+      .split(".")
+      .filter((part) => part !== "x")
+      .map(Number);
   return range.split("||").some((alternative) =>
     alternative
       .replace(/([<>=^~]+)\s+/g, "$1")
@@ -177,7 +192,16 @@ function admits(range: string, version: readonly number[]): boolean {
 
 test("every package of the lockfile that declares more than Node 20 comes from one the README says needs Node 22", () => {
   const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as {
-    packages: Record<string, { version?: string; engines?: { node?: string }; dependencies?: Record<string, string>; optionalDependencies?: Record<string, string>; peerDependencies?: Record<string, string> }>;
+    packages: Record<
+      string,
+      {
+        version?: string;
+        engines?: { node?: string };
+        dependencies?: Record<string, string>;
+        optionalDependencies?: Record<string, string>;
+        peerDependencies?: Record<string, string>;
+      }
+    >;
   };
   const name = (key: string) => key.slice(key.lastIndexOf("node_modules/") + "node_modules/".length);
   const direct = Object.keys({ ...lock.packages[""]!.dependencies, ...(lock.packages[""] as { devDependencies?: object }).devDependencies });
@@ -195,7 +219,11 @@ test("every package of the lockfile that declares more than Node 20 comes from o
     if (seen.has(target)) return [];
     seen.add(target);
     return Object.entries(lock.packages)
-      .filter(([key, entry]) => key !== "" && Object.keys({ ...entry.dependencies, ...entry.optionalDependencies, ...entry.peerDependencies }).some((pkg) => resolve(key, pkg) === target))
+      .filter(
+        ([key, entry]) =>
+          key !== "" &&
+          Object.keys({ ...entry.dependencies, ...entry.optionalDependencies, ...entry.peerDependencies }).some((pkg) => resolve(key, pkg) === target),
+      )
       .flatMap(([key]) => roots(key, seen));
   };
   const needs22 = new Set<string>();

@@ -2,7 +2,15 @@
 // for Deno. Trees are seeded through the conformance probe; FIFOs and the check that no ripgrep survives go
 // through bash, run by the runner under test, so this file stays runtime-neutral.
 import { assert, assertEquals, type Subject } from "../conformance/mod.ts";
-import { BoundedCollector, createEngineBackend, isSearchError, type ProcessRunner, type SearchErrorCode, type WholeSearchBackend, withWholeResults } from "../core/mod.ts";
+import {
+  BoundedCollector,
+  createEngineBackend,
+  isSearchError,
+  type ProcessRunner,
+  type SearchErrorCode,
+  type WholeSearchBackend,
+  withWholeResults,
+} from "../core/mod.ts";
 
 type Register = (name: string, fn: () => Promise<void>) => void;
 
@@ -58,8 +66,7 @@ export function registerRipgrepCases(test: Register, prefix: string, options: Ri
     await probe.writeFile("-e", "a line with -e and --files\n");
     await probe.writeFile("-", "quote ' and \" both\n");
     await probe.writeFile("plain.txt", "nothing\n");
-    const matched = async (pattern: string, extra: object = {}) =>
-      (await search.grep({ cwd, pattern, ...extra })).files.map((file) => file.path).sort();
+    const matched = async (pattern: string, extra: object = {}) => (await search.grep({ cwd, pattern, ...extra })).files.map((file) => file.path).sort();
     assertEquals(await matched("--pre=sh"), ["--pre=sh"], "pattern --pre=sh");
     assertEquals(await matched("-e"), ["-e"], "pattern -e");
     assertEquals(await matched("--files"), ["-e"], "pattern --files");
@@ -126,7 +133,7 @@ export function registerRipgrepCases(test: Register, prefix: string, options: Ri
 
   withSubject("JSON output: a line that is not UTF-8 comes as bytes, and a NUL past the first window sets binaryOffset", async ({ probe }, search) => {
     await probe.writeFile("n.txt", new Uint8Array([...new TextEncoder().encode("bad "), 0xff, 0xfe, ...new TextEncoder().encode(" alpha\n")]));
-    const lines = Array.from({ length: 700 }, (_, i) => `${i === 0 ? "alpha" : "line"} ${String(i).padStart(5, "0")}`.padEnd(99, ".") + "\n").join("");
+    const lines = Array.from({ length: 700 }, (_, i) => `${`${i === 0 ? "alpha" : "line"} ${String(i).padStart(5, "0")}`.padEnd(99, ".")}\n`).join("");
     await probe.writeFile("late.txt", `${lines.slice(0, 70_000)}\0${lines.slice(70_000)}`);
     const invalid = await search.grep({ cwd: probe.root, pattern: "alpha", globs: [{ glob: "n.txt" }] });
     const line = invalid.files[0]?.lines[0];
@@ -153,7 +160,11 @@ export function registerRipgrepCases(test: Register, prefix: string, options: Ri
     // A file that fits is searched as before, a long line included.
     await probe.writeFile(`${marker}.txt`, `${"a".repeat(5_000_000)}x\n`);
     const found = await search.grep({ cwd: probe.root, pattern: "x$" });
-    assertEquals(found.files.map((f) => f.lines[0]?.submatches[0]?.start), [5_000_000], "the match on a 5 MB line");
+    assertEquals(
+      found.files.map((f) => f.lines[0]?.submatches[0]?.start),
+      [5_000_000],
+      "the match on a 5 MB line",
+    );
   });
 
   withSubject("raw output over the budget fails SEARCH_RAW_OUTPUT_OVERFLOW and leaves no ripgrep running", async ({ probe }, search) => {

@@ -31,7 +31,10 @@ async function rejects(work: Promise<unknown>, code: SearchErrorCode): Promise<v
 /** `path: L<n>@<offset>[spans]` per file, as in the research spec. */
 function compact(result: GrepResult): string {
   return result.files
-    .map((f) => `${f.path}: ${f.lines.map((l) => `L${l.lineNumber}@${l.absoluteOffset}[${l.submatches.map((s) => `${s.start}-${s.end}`).join(",")}]`).join(" ")}${f.binaryOffset === undefined ? "" : ` bin=${f.binaryOffset}`}`)
+    .map(
+      (f) =>
+        `${f.path}: ${f.lines.map((l) => `L${l.lineNumber}@${l.absoluteOffset}[${l.submatches.map((s) => `${s.start}-${s.end}`).join(",")}]`).join(" ")}${f.binaryOffset === undefined ? "" : ` bin=${f.binaryOffset}`}`,
+    )
     .join("; ");
 }
 

@@ -108,8 +108,7 @@ async function compareFiles(m: Materialized, globs: GlobArg[], hidden: boolean):
  * With `contents`, the line and match data themselves follow their markers (text quoted, bytes as base64).
  */
 function rgEvents(stdout: string, contents = true): string {
-  const data = (d: { text?: string; bytes?: string }) =>
-    d.bytes === undefined ? (contents ? JSON.stringify(d.text) : "") : `B${contents ? d.bytes : ""}`;
+  const data = (d: { text?: string; bytes?: string }) => (d.bytes === undefined ? (contents ? JSON.stringify(d.text) : "") : `B${contents ? d.bytes : ""}`);
   const files = new Map<string, string[]>();
   const binary = new Map<string, number>();
   for (const line of stdout.split("\n")) {
@@ -117,14 +116,20 @@ function rgEvents(stdout: string, contents = true): string {
     const event = JSON.parse(line);
     const path = event.data?.path?.text;
     if (event.type === "match") {
-      const subs = event.data.submatches.map((s: { start: number; end: number; match: { bytes?: string; text?: string } }) =>
-        `${s.start}-${s.end}${contents && s.match.bytes === undefined ? "=" : ""}${data(s.match)}`,
+      const subs = event.data.submatches.map(
+        (s: { start: number; end: number; match: { bytes?: string; text?: string } }) =>
+          `${s.start}-${s.end}${contents && s.match.bytes === undefined ? "=" : ""}${data(s.match)}`,
       );
-      (files.get(path) ?? files.set(path, []).get(path))?.push(`L${event.data.line_number}@${event.data.absolute_offset}${data(event.data.lines)}[${subs.join(",")}]`);
+      (files.get(path) ?? files.set(path, []).get(path))?.push(
+        `L${event.data.line_number}@${event.data.absolute_offset}${data(event.data.lines)}[${subs.join(",")}]`,
+      );
     }
     if (event.type === "end" && event.data.binary_offset !== null) binary.set(path, event.data.binary_offset);
   }
-  return [...files.keys()].sort().map((p) => `${p}: ${(files.get(p) ?? []).join(" ")}${binary.has(p) ? ` bin=${binary.get(p)}` : ""}`).join("\n");
+  return [...files.keys()]
+    .sort()
+    .map((p) => `${p}: ${(files.get(p) ?? []).join(" ")}${binary.has(p) ? ` bin=${binary.get(p)}` : ""}`)
+    .join("\n");
 }
 
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
@@ -134,7 +139,10 @@ function engineEvents(result: GrepResult): string {
   const showMatch = (d: { text: string } | { bytes: Uint8Array }) => ("text" in d ? `=${JSON.stringify(d.text)}` : `B${base64(d.bytes)}`);
   return [...result.files]
     .sort((a, b) => (a.path < b.path ? -1 : 1))
-    .map((f) => `${f.path}: ${f.lines.map((l) => `L${l.lineNumber}@${l.absoluteOffset}${show(l.line)}[${l.submatches.map((s) => `${s.start}-${s.end}${showMatch(s.match)}`).join(",")}]`).join(" ")}${f.binaryOffset === undefined ? "" : ` bin=${f.binaryOffset}`}`)
+    .map(
+      (f) =>
+        `${f.path}: ${f.lines.map((l) => `L${l.lineNumber}@${l.absoluteOffset}${show(l.line)}[${l.submatches.map((s) => `${s.start}-${s.end}${showMatch(s.match)}`).join(",")}]`).join(" ")}${f.binaryOffset === undefined ? "" : ` bin=${f.binaryOffset}`}`,
+    )
     .join("\n");
 }
 
@@ -213,7 +221,10 @@ describe("the differential cases hold for the rg binary", () => {
       } else {
         got = rgEvents(out.stdout, false);
         want = expectedGrepFiles(c.events ?? "")
-          .map((f) => `${f.path}: ${f.lines.map((l) => `L${l.lineNumber}@${l.absoluteOffset}${l.lineIsBytes ? "B" : ""}[${l.submatches.map((m) => `${m.start}-${m.end}${m.isBytes ? "B" : ""}`).join(",")}]`).join(" ")}${f.binaryOffset === undefined ? "" : ` bin=${f.binaryOffset}`}`)
+          .map(
+            (f) =>
+              `${f.path}: ${f.lines.map((l) => `L${l.lineNumber}@${l.absoluteOffset}${l.lineIsBytes ? "B" : ""}[${l.submatches.map((m) => `${m.start}-${m.end}${m.isBytes ? "B" : ""}`).join(",")}]`).join(" ")}${f.binaryOffset === undefined ? "" : ` bin=${f.binaryOffset}`}`,
+          )
           .join("\n");
       }
       if (c.kind === "grep" && (c.nothingSearched === true) !== out.stderr.includes("No files were searched")) got += ` stderr ${out.stderr}`;
@@ -250,9 +261,9 @@ function randomTree(r: ReturnType<typeof random>): { tree: Tree; order: string[]
     // A name cannot be both a file and a directory.
     const prefixes = parts.slice(0, -1).map((_, k) => parts.slice(0, k + 1).join("/"));
     if (tree.has(path) || dirs.has(path) || prefixes.some((p) => tree.has(p))) continue;
-    prefixes.forEach((p) => dirs.add(p));
+    for (const p of prefixes) dirs.add(p);
     tree.set(path, new TextEncoder().encode("x\n"));
-    parts.forEach((p) => fragments.add(p));
+    for (const p of parts) fragments.add(p);
   }
   const order = [...tree.keys()];
   for (let i = order.length - 1; i > 0; i--) {
@@ -420,7 +431,9 @@ describe.sequential("random ignore files against rg --files (default filters)", 
         const expected = want.stdout.split("\n").filter(Boolean);
         if (JSON.stringify(got.paths) !== JSON.stringify(expected)) {
           const files = [...tree.entries()].filter(([p]) => /ignore$/.test(p)).map(([p, c]) => `${p}: ${JSON.stringify(new TextDecoder().decode(c))}`);
-          differences.push(`rg ${args.join(" ")} (repos ${JSON.stringify(repos)}; ${files.join("; ")}):\n  rg:     ${JSON.stringify(expected)}\n  engine: ${JSON.stringify(got.paths)}`);
+          differences.push(
+            `rg ${args.join(" ")} (repos ${JSON.stringify(repos)}; ${files.join("; ")}):\n  rg:     ${JSON.stringify(expected)}\n  engine: ${JSON.stringify(got.paths)}`,
+          );
         }
       }
       expect(differences, `seed ${seed}`).toEqual([]);
@@ -432,16 +445,55 @@ describe.sequential("random ignore files against rg --files (default filters)", 
 // Regexes.
 
 const CORPUS_LINES = [
-  "hello world", "café naïve", "日本語テキスト", "١٢٣ ٣٤ ５６", "nbsp\u00a0here", "ideo\u3000space", "vt\u000bhere",
-  "Kelvin \u212a k K", "long ſ s S", "ς σ Σ", "straße STRASSE", "emoji 😀 x", "cr line\r", "bom\ufeffin", "Ⓐ circled",
-  "ǅ digraph", "ﬀ ligature", "e\u0301 combining", "foo_bar baz-qux", "TODO: fix", "x.y.z", "a+b=c", "tab\there",
-  "  indented", "", "end", "éfoo foo", "123abc456", "ÉCOLE école", "Ω omega ω", "[brackets] {braces}", "back\\slash",
-  "quote\"s 'single'", "ab abab aabb", "über-cool", "日本", "a\u200db",
+  "hello world",
+  "café naïve",
+  "日本語テキスト",
+  "١٢٣ ٣٤ ５６",
+  "nbsp\u00a0here",
+  "ideo\u3000space",
+  "vt\u000bhere",
+  "Kelvin \u212a k K",
+  "long ſ s S",
+  "ς σ Σ",
+  "straße STRASSE",
+  "emoji 😀 x",
+  "cr line\r",
+  "bom\ufeffin",
+  "Ⓐ circled",
+  "ǅ digraph",
+  "ﬀ ligature",
+  "e\u0301 combining",
+  "foo_bar baz-qux",
+  "TODO: fix",
+  "x.y.z",
+  "a+b=c",
+  "tab\there",
+  "  indented",
+  "",
+  "end",
+  "éfoo foo",
+  "123abc456",
+  "ÉCOLE école",
+  "Ω omega ω",
+  "[brackets] {braces}",
+  "back\\slash",
+  "quote\"s 'single'",
+  "ab abab aabb",
+  "über-cool",
+  "日本",
+  "a\u200db",
 ];
 
 const BYTE_LINES: (string | number[])[][] = [
-  ["bad ", [0xff, 0xfe], " alpha"], ["x", [0xff], "y"], [[0xc3], " lone lead"], ["é", [0xa9], " extra"], [[0xf5, 0xfe]],
-  ["ab", [0xe6, 0x97], " trunc 日"], ["word", [0x80], "word"], ["日本", [0xff], "語"], ["mixed é ", [0xc0, 0xaf], " end"],
+  ["bad ", [0xff, 0xfe], " alpha"],
+  ["x", [0xff], "y"],
+  [[0xc3], " lone lead"],
+  ["é", [0xa9], " extra"],
+  [[0xf5, 0xfe]],
+  ["ab", [0xe6, 0x97], " trunc 日"],
+  ["word", [0x80], "word"],
+  ["日本", [0xff], "語"],
+  ["mixed é ", [0xc0, 0xaf], " end"],
 ];
 
 function bytesOf(parts: (string | number[])[]): number[] {
@@ -455,25 +507,168 @@ const corpusTree = (): Tree =>
   ]);
 
 const PATTERNS = [
-  "foo", "fo+", "a.b", "a\\.b", "(?:ab)+", "a{2,}", "[^a]b", "^abc$", "end$", "(?i)straße", "(?i)k", "(?i)σας", "(?i)café",
-  "(?i)ǅ", "(?i)ﬀ", ".", ".{2}", "[^\\x00-\\x7F]+", "\\x{1F600}", "\\x41", "(?P<n>a+)b", "(?<n>a+)b", "\\pL+", "\\p{Lu}",
-  "\\pN+", "\\p{Greek}+", "\\p{Han}", "\\P{L}+", "\\p{Alphabetic}", "\\p{White_Space}", "\\p{Nd}", "[[:alpha:]]+",
-  "[[:^alpha:]]+", "[[:word:]]+", "[[:space:]]", "(?s)a.b", "(?m)^a", "(?U)a+", "(?i:F)oo", "F(?i)OO", "foo\\z", "\\v",
-  "[]a]", "[^]a]", "x*", "a|", "()", "\\d+", "[\\d]", "\\D+", "\\w+", "\\W+", "\\s+", "\\S+", "\\bfoo\\b", "\\bé", "\\B",
-  "\\<foo\\>", "\\<", "\\>", "\\b{start}foo", "\\b{end}", "\\b{start-half}", "\\b{end-half}", "\\Aend", "\\A.",
-  "\\p{Letter}", "\\p{Script=Greek}", "\\p{sc=Grek}", "a++", "a{2}{3}", "(?-u:\\w)+", "(?x) a b", "\\u00e9", "\\U0001F600",
-  "[[.a.]]", "\\p{greek}", "(?i)\\p{Lu}", "(?i)[[:upper:]]+", "[^\\w\\s]", "[\\W\\d]", "é\\b", "(?i)É", "[é-ü]+",
-  "[\\p{Greek}\\d]+", "[^\\p{L}\\s]+", "(?i-u:a)", "(?-u)[a-c]", "\\p{Any}", "\\p{ascii}+", "\\P{Any}", "\\p{Assigned}+",
-  "\\b\\w", "\\W\\b", "|x", "\\b+", "[\\s\\S]", "\\pZ", "\\p{Cc}", "\\p{Emoji}", "\\p{Latin}+", "(?-u:\\xff)", "(?-u:\\xf5)",
-  "(?-u:x\\xffy)", "(?-u:\\b)", "[\\x{80}-\\x{10ffff}]", "y$", "[[:foo:]]", "x\\b", "\\Bo", "a\\B",
+  "foo",
+  "fo+",
+  "a.b",
+  "a\\.b",
+  "(?:ab)+",
+  "a{2,}",
+  "[^a]b",
+  "^abc$",
+  "end$",
+  "(?i)straße",
+  "(?i)k",
+  "(?i)σας",
+  "(?i)café",
+  "(?i)ǅ",
+  "(?i)ﬀ",
+  ".",
+  ".{2}",
+  "[^\\x00-\\x7F]+",
+  "\\x{1F600}",
+  "\\x41",
+  "(?P<n>a+)b",
+  "(?<n>a+)b",
+  "\\pL+",
+  "\\p{Lu}",
+  "\\pN+",
+  "\\p{Greek}+",
+  "\\p{Han}",
+  "\\P{L}+",
+  "\\p{Alphabetic}",
+  "\\p{White_Space}",
+  "\\p{Nd}",
+  "[[:alpha:]]+",
+  "[[:^alpha:]]+",
+  "[[:word:]]+",
+  "[[:space:]]",
+  "(?s)a.b",
+  "(?m)^a",
+  "(?U)a+",
+  "(?i:F)oo",
+  "F(?i)OO",
+  "foo\\z",
+  "\\v",
+  "[]a]",
+  "[^]a]",
+  "x*",
+  "a|",
+  "()",
+  "\\d+",
+  "[\\d]",
+  "\\D+",
+  "\\w+",
+  "\\W+",
+  "\\s+",
+  "\\S+",
+  "\\bfoo\\b",
+  "\\bé",
+  "\\B",
+  "\\<foo\\>",
+  "\\<",
+  "\\>",
+  "\\b{start}foo",
+  "\\b{end}",
+  "\\b{start-half}",
+  "\\b{end-half}",
+  "\\Aend",
+  "\\A.",
+  "\\p{Letter}",
+  "\\p{Script=Greek}",
+  "\\p{sc=Grek}",
+  "a++",
+  "a{2}{3}",
+  "(?-u:\\w)+",
+  "(?x) a b",
+  "\\u00e9",
+  "\\U0001F600",
+  "[[.a.]]",
+  "\\p{greek}",
+  "(?i)\\p{Lu}",
+  "(?i)[[:upper:]]+",
+  "[^\\w\\s]",
+  "[\\W\\d]",
+  "é\\b",
+  "(?i)É",
+  "[é-ü]+",
+  "[\\p{Greek}\\d]+",
+  "[^\\p{L}\\s]+",
+  "(?i-u:a)",
+  "(?-u)[a-c]",
+  "\\p{Any}",
+  "\\p{ascii}+",
+  "\\P{Any}",
+  "\\p{Assigned}+",
+  "\\b\\w",
+  "\\W\\b",
+  "|x",
+  "\\b+",
+  "[\\s\\S]",
+  "\\pZ",
+  "\\p{Cc}",
+  "\\p{Emoji}",
+  "\\p{Latin}+",
+  "(?-u:\\xff)",
+  "(?-u:\\xf5)",
+  "(?-u:x\\xffy)",
+  "(?-u:\\b)",
+  "[\\x{80}-\\x{10ffff}]",
+  "y$",
+  "[[:foo:]]",
+  "x\\b",
+  "\\Bo",
+  "a\\B",
   // ripgrep's ban on patterns that must match a NUL byte, decided after regex-syntax's simplifications.
-  "foo\\x00?", "\\x{0}", "\\x00|a", "a|\\x00|b", "\\x00|ab", "(?i)\\x00", "(?i)\\x00|a", "(?i)\\x00|1", "\\x00{0}",
-  "[\\x00[\\x00]]", "[\\x00-\\x00]", "\\x00+", "[^\\x01-\\x{10FFFF}]", "(\\x00)|(a)", "(?:\\x00)|(?:a)", "\\x00{1}|a", "\\x00|",
-  "(?:\\x00|a)|bc", "[ab]|\\x00", "[\\x00]|a", "\\x00|[^\\x00-\\x{10FFFF}]", "(?-u:\\xff)|\\x00", "é|\\x00", "é|(?-u:\\xff)|\\x00",
-  "\\x00\\n", "\\n|\\x00", "\\x00a|\\x00b", "(?:(?:)\\x00)|a", "\\x00*|a", "(?-u:[\\x00])", "(?:\\x00|\\x00)|a", "[\\x00a]",
-  "\\x00{0,1}|a", "(?:\\x00){1}|a", "\\u0000", "[^\\x01-\\x{10FFFF}]|\\x00", "\\x{0}|\\x{0}",
+  "foo\\x00?",
+  "\\x{0}",
+  "\\x00|a",
+  "a|\\x00|b",
+  "\\x00|ab",
+  "(?i)\\x00",
+  "(?i)\\x00|a",
+  "(?i)\\x00|1",
+  "\\x00{0}",
+  "[\\x00[\\x00]]",
+  "[\\x00-\\x00]",
+  "\\x00+",
+  "[^\\x01-\\x{10FFFF}]",
+  "(\\x00)|(a)",
+  "(?:\\x00)|(?:a)",
+  "\\x00{1}|a",
+  "\\x00|",
+  "(?:\\x00|a)|bc",
+  "[ab]|\\x00",
+  "[\\x00]|a",
+  "\\x00|[^\\x00-\\x{10FFFF}]",
+  "(?-u:\\xff)|\\x00",
+  "é|\\x00",
+  "é|(?-u:\\xff)|\\x00",
+  "\\x00\\n",
+  "\\n|\\x00",
+  "\\x00a|\\x00b",
+  "(?:(?:)\\x00)|a",
+  "\\x00*|a",
+  "(?-u:[\\x00])",
+  "(?:\\x00|\\x00)|a",
+  "[\\x00a]",
+  "\\x00{0,1}|a",
+  "(?:\\x00){1}|a",
+  "\\u0000",
+  "[^\\x01-\\x{10FFFF}]|\\x00",
+  "\\x{0}|\\x{0}",
   // Rejected by ripgrep, and by the engine with ripgrep's reasons.
-  "a(?=b)", "(a)\\1", "\\Qa.b\\E", "a{,3}", "\\n", "(", "[z-a]", "\\e", "\\p{^Greek}", "\\x{D800}", "(?z)", "\\101",
+  "a(?=b)",
+  "(a)\\1",
+  "\\Qa.b\\E",
+  "a{,3}",
+  "\\n",
+  "(",
+  "[z-a]",
+  "\\e",
+  "\\p{^Greek}",
+  "\\x{D800}",
+  "(?z)",
+  "\\101",
 ];
 
 describe("a fixed corpus of patterns and bytes against rg --json", () => {
@@ -531,8 +726,38 @@ describe("a fixed corpus of patterns and bytes against rg --json", () => {
 
 function randomRegex(r: ReturnType<typeof random>): string {
   const atoms = [
-    "a", "b", "é", "x", ".", "\\w", "\\W", "\\d", "\\s", "\\S", "\\b", "\\B", "[a-c]", "[^a]", "\\p{L}", "\\PL", "[[:alpha:]]", "^", "$",
-    "\\<", "\\>", "\\b{start-half}", "\\b{end-half}", "(?i:a)", "(?i)k", "日", "(?-u:\\xff)", "(?-u:\\b)", "\\A", "\\z", "[^\\w]", " ",
+    "a",
+    "b",
+    "é",
+    "x",
+    ".",
+    "\\w",
+    "\\W",
+    "\\d",
+    "\\s",
+    "\\S",
+    "\\b",
+    "\\B",
+    "[a-c]",
+    "[^a]",
+    "\\p{L}",
+    "\\PL",
+    "[[:alpha:]]",
+    "^",
+    "$",
+    "\\<",
+    "\\>",
+    "\\b{start-half}",
+    "\\b{end-half}",
+    "(?i:a)",
+    "(?i)k",
+    "日",
+    "(?-u:\\xff)",
+    "(?-u:\\b)",
+    "\\A",
+    "\\z",
+    "[^\\w]",
+    " ",
   ];
   const gen = (depth: number): string => {
     const k = r.int(depth > 2 ? 2 : 6);

@@ -118,7 +118,9 @@ describe("glob", () => {
     expect(single.content).toBe("pkg/a\npkg/b\npkg/c\npkg/d\n\n(Showing the oldest 4 of 5 paths. Narrow pattern or path to see the rest.)");
     const interleaved = ["a/1", "b/1", "c/1", "d/1", "a/2", "b/2"];
     const result = await kit(scripted({ paths: interleaved }).backend).call("glob", { pattern: "*" });
-    expect(result.content).toBe("a/1\nb/1\nc/1\nd/1\n\n(Showing 4 of 6 paths: a sample across all 4 top-level entries. Narrow pattern or path to see the rest.)");
+    expect(result.content).toBe(
+      "a/1\nb/1\nc/1\nd/1\n\n(Showing 4 of 6 paths: a sample across all 4 top-level entries. Narrow pattern or path to see the rest.)",
+    );
   });
 
   test("paths under an explicit path are shown from the workspace", async () => {
@@ -189,7 +191,13 @@ describe("grep", () => {
       shape: "matches",
       files: [
         { path: "docs/b.md", matches: [{ lineNumber: 1, line: "alpha and omega" }] },
-        { path: "src/a.ts", matches: [{ lineNumber: 3, line: "const alpha = 1;" }, { lineNumber: 9, line: "alpha();" }] },
+        {
+          path: "src/a.ts",
+          matches: [
+            { lineNumber: 3, line: "const alpha = 1;" },
+            { lineNumber: 9, line: "alpha();" },
+          ],
+        },
       ],
       truncated: false,
       total: 3,
@@ -232,7 +240,12 @@ describe("grep", () => {
     expect(result.content).toContain("  120: c.ts 120\n\n(All 335 matches are in spill:grep/1;");
     expect(result.content).not.toContain("c.ts 121");
     // The spill keeps the order the backend found them in.
-    expect(spill.get("spill:grep/1")?.split("\n").filter((l) => /^[a-z]/.test(l))).toEqual(["c.ts", "b/x.ts", "a.ts", "d.ts"]);
+    expect(
+      spill
+        .get("spill:grep/1")
+        ?.split("\n")
+        .filter((l) => /^[a-z]/.test(l)),
+    ).toEqual(["c.ts", "b/x.ts", "a.ts", "d.ts"]);
   });
 
   test("over 250 matches: the first 250 inline, all of them spilled", async () => {
@@ -246,7 +259,7 @@ describe("grep", () => {
     expect(spill.get("spill:grep/1")).toContain("  300: hit 300");
     expect(result.meta).toMatchObject({ truncated: true, total: 300 });
     const unsaved = await kit(backend).call("grep", { pattern: "hit" });
-    expect(unsaved.content).toMatch(/  250: hit 250\n\n\(Narrow pattern, path or include to see the rest\.\)$/);
+    expect(unsaved.content).toMatch(/ {2}250: hit 250\n\n\(Narrow pattern, path or include to see the rest\.\)$/);
   });
 
   test("no match says what grep skips", async () => {
@@ -280,7 +293,10 @@ describe("grep", () => {
 
   test("without a backend, glob and grep fail SEARCH_FAILED saying why", async () => {
     const toolkit = createToolkit({ fs: createMemoryProvider(), tools: ["glob", "grep"] });
-    for (const [tool, args] of [["glob", { pattern: "*" }], ["grep", { pattern: "x" }]] as const) {
+    for (const [tool, args] of [
+      ["glob", { pattern: "*" }],
+      ["grep", { pattern: "x" }],
+    ] as const) {
       const result = await toolkit.call(tool, args);
       expect([result.error?.code, result.content]).toEqual(["SEARCH_FAILED", expect.stringContaining("no search backend")]);
     }
@@ -424,7 +440,9 @@ describe("results of any size", () => {
     };
     const { backend } = streaming({ paths: () => manyPaths(1000, 2) });
     const result = await kit(backend, { spill: failing }).call("glob", { pattern: "*" });
-    expect(result.content).toMatch(/\(Showing 4 of 1000 paths: a sample across all 2 top-level entries\. The complete list could not be saved: disk full; narrow pattern or path to see the rest\.\)/);
+    expect(result.content).toMatch(
+      /\(Showing 4 of 1000 paths: a sample across all 2 top-level entries\. The complete list could not be saved: disk full; narrow pattern or path to see the rest\.\)/,
+    );
   });
 
   test("a store that falls behind holds the search back", async () => {

@@ -67,7 +67,9 @@ describe.skipIf(bwrap !== undefined)("the sandboxed shell cannot redirect spills
     expect(swap.content).toContain("swapped");
     const grep = await kit.call("grep", { pattern: "hit" });
     expect(await readdir(outside)).toEqual([]);
-    expect(grep.content).toMatch(/\(The complete list could not be saved: the spill folder "[^"]+" leads elsewhere \("[^"]+\/outside"\): it was replaced by a symbolic link or moved; narrow pattern/);
+    expect(grep.content).toMatch(
+      /\(The complete list could not be saved: the spill folder "[^"]+" leads elsewhere \("[^"]+\/outside"\): it was replaced by a symbolic link or moved; narrow pattern/,
+    );
     expect(grep.content).not.toContain(`matches are in ${spill}`);
     expect(grep.meta.spill).toBeUndefined();
   }, 60_000);
@@ -88,7 +90,9 @@ describe("a spill folder another user made first gets no spill (issue 18, item 4
     await chmod(spill, 0o755);
     await chown(spill, 65534, 65534);
     const grep = await kit.call("grep", { pattern: "hit" });
-    expect(grep.content).toMatch(/\(The complete list could not be saved: Cannot write "[^"]+" privately: its folder belongs to another user \(uid 65534, not 0\); narrow/);
+    expect(grep.content).toMatch(
+      /\(The complete list could not be saved: Cannot write "[^"]+" privately: its folder belongs to another user \(uid 65534, not 0\); narrow/,
+    );
     expect(grep.meta.spill).toBeUndefined();
     expect(await readdir(spill)).toEqual([]);
   });

@@ -21,7 +21,17 @@ import {
 } from "../../test/acp-driver.ts";
 import { survivors } from "../../test/process-cases.ts";
 import { createNodeProcessRunner } from "../node/mod.ts";
-import { type AcpAgentOptions, AGENT_VERSION, COMPOSITIONS, createAcpAgent, createScriptedModel, type Model, ModelError, parseScript, type Script } from "./mod.ts";
+import {
+  type AcpAgentOptions,
+  AGENT_VERSION,
+  COMPOSITIONS,
+  createAcpAgent,
+  createScriptedModel,
+  type Model,
+  ModelError,
+  parseScript,
+  type Script,
+} from "./mod.ts";
 
 const PROMPT = "Call glob exactly once with pattern * and path tree, then reply with exactly GLOB_SAMPLED.";
 const composition = COMPOSITIONS["bash-glob-grep"]!;
@@ -77,7 +87,13 @@ describe("the glob-sampling scenario", () => {
     const result = seen[1] as acp.ToolCallUpdate;
     expect(result.rawOutput).toEqual({
       isError: false,
-      meta: { shape: "paths", root: "tree", paths: ["tree/archive/a.ts", "tree/docs/guide.md", "tree/src/index.ts", "tree/test/spec.ts"], truncated: true, total: 8 },
+      meta: {
+        shape: "paths",
+        root: "tree",
+        paths: ["tree/archive/a.ts", "tree/docs/guide.md", "tree/src/index.ts", "tree/test/spec.ts"],
+        truncated: true,
+        total: 8,
+      },
     });
   });
 
@@ -264,7 +280,10 @@ describe("scripts and metadata", () => {
       const sessionId = (created.result as { sessionId: string }).sessionId;
       await withheld.peer.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
     }
-    expect(requests).toEqual([["glob", "grep"], ["glob", "grep"]]);
+    expect(requests).toEqual([
+      ["glob", "grep"],
+      ["glob", "grep"],
+    ]);
     expect(lines).toEqual([
       "toolfs acp: bash is not available: its commands cannot be held to the workspace-write sandbox here (bubblewrap (bwrap) is not installed)",
     ]);

@@ -74,7 +74,6 @@ export interface AcpAgent {
   close(): Promise<void>;
 }
 
-
 /** Builds the agent app; connect it to one client (`serveAcp` does that over a byte stream). */
 export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
   const { composition, runtime } = options;
@@ -146,7 +145,10 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
         // After the response, so the client knows the session the commands belong to.
         setTimeout(() => {
           void client
-            .notify(acp.methods.client.session.update, { sessionId: id, update: { sessionUpdate: "available_commands_update", availableCommands: OVERLAY_COMMANDS } })
+            .notify(acp.methods.client.session.update, {
+              sessionId: id,
+              update: { sessionUpdate: "available_commands_update", availableCommands: OVERLAY_COMMANDS },
+            })
             .catch(() => undefined);
         }, 0);
       }
@@ -164,7 +166,10 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
         session.turn = { controller, done };
         try {
           const reply = await done;
-          await client.notify(acp.methods.client.session.update, { sessionId: session.id, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: reply } } });
+          await client.notify(acp.methods.client.session.update, {
+            sessionId: session.id,
+            update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: reply } },
+          });
           return { stopReason: "end_turn" };
         } finally {
           session.turn = undefined;
@@ -172,7 +177,10 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
       }
       const model = options.model;
       if (!model) {
-        throw acp.RequestError.internalError({ code: "MODEL_UNAVAILABLE" }, "no model is configured; start the agent with --model PROVIDER:MODEL or --script FILE");
+        throw acp.RequestError.internalError(
+          { code: "MODEL_UNAVAILABLE" },
+          "no model is configured; start the agent with --model PROVIDER:MODEL or --script FILE",
+        );
       }
       const controller = new AbortController();
       const update: Update = (u) => client.notify(acp.methods.client.session.update, { sessionId: session.id, update: u });
@@ -209,7 +217,10 @@ function withOverlay(offered: SessionTools, overlay: boolean): SessionTools {
   if (!overlay) return offered;
   const kept = "Writes are kept apart from the real files until the user commits them; the user can also undo your last turn.";
   if (!offered.tools.includes("bash")) return { tools: offered.tools, notes: [...offered.notes, kept] };
-  return { tools: offered.tools.filter((t) => t !== "bash"), notes: [...offered.notes, "bash is not offered: its commands would change the real files, which this session keeps apart until the user commits.", kept] };
+  return {
+    tools: offered.tools.filter((t) => t !== "bash"),
+    notes: [...offered.notes, "bash is not offered: its commands would change the real files, which this session keeps apart until the user commits.", kept],
+  };
 }
 
 /** A sandbox escalation (a refused write retried with wider access) put to the user as a permission request. */

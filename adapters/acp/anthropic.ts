@@ -1,7 +1,16 @@
 // The Anthropic Messages API, streamed: text and tool_use content blocks, usage from message_start and
 // message_delta, and the error events the stream may carry.
 import { endpoint, eventJson, type HttpDriverOptions, parseArguments, postForStream, sseEvents } from "./http.ts";
-import { type Model, ModelError, type ModelErrorCode, type ModelMessage, type ModelReply, type ModelRequest, type ModelToolCall, toolResultText } from "./model.ts";
+import {
+  type Model,
+  ModelError,
+  type ModelErrorCode,
+  type ModelMessage,
+  type ModelReply,
+  type ModelRequest,
+  type ModelToolCall,
+  toolResultText,
+} from "./model.ts";
 
 export const ANTHROPIC_BASE_URL = "https://api.anthropic.com/v1";
 export const ANTHROPIC_VERSION = "2023-06-01";
@@ -68,7 +77,8 @@ function wireBlocks(message: ModelMessage): ["user" | "assistant", Block[]] {
   }
   const blocks: Block[] = message.text === "" ? [] : [{ type: "text", text: message.text }];
   // A call whose arguments were not JSON is replayed with empty input: the API takes objects only.
-  for (const call of message.toolCalls) blocks.push({ type: "tool_use", id: call.id, name: call.name, input: call.invalidArguments === undefined ? call.arguments : {} });
+  for (const call of message.toolCalls)
+    blocks.push({ type: "tool_use", id: call.id, name: call.name, input: call.invalidArguments === undefined ? call.arguments : {} });
   return ["assistant", blocks];
 }
 
@@ -161,7 +171,8 @@ async function readStream(response: Response, request: ModelRequest): Promise<Mo
 function streamError(error: unknown): ModelError {
   const type = isObject(error) && typeof error.type === "string" ? error.type : "error";
   const message = isObject(error) && typeof error.message === "string" ? error.message : JSON.stringify(error);
-  const code: ModelErrorCode = type === "overloaded_error" || type === "api_error" ? "MODEL_SERVER_ERROR" : type === "rate_limit_error" ? "MODEL_RATE_LIMITED" : "MODEL_STREAM_INVALID";
+  const code: ModelErrorCode =
+    type === "overloaded_error" || type === "api_error" ? "MODEL_SERVER_ERROR" : type === "rate_limit_error" ? "MODEL_RATE_LIMITED" : "MODEL_STREAM_INVALID";
   return new ModelError(code, `${PROVIDER} reported ${type} mid-stream: ${message}`);
 }
 

@@ -18,7 +18,16 @@ import {
   scenarioWorkspace,
   type TranscriptEntry,
 } from "../../test/acp-driver.ts";
-import { type AcpAgentOptions, COMPOSITIONS, createAnthropicModel, createOpenAIModel, createScriptedModel, type Model, type ModelMessage, parseScript } from "./mod.ts";
+import {
+  type AcpAgentOptions,
+  COMPOSITIONS,
+  createAnthropicModel,
+  createOpenAIModel,
+  createScriptedModel,
+  type Model,
+  type ModelMessage,
+  parseScript,
+} from "./mod.ts";
 
 const coding = COMPOSITIONS.coding!;
 const script = JSON.parse(readFileSync(join(codingDir, "script.json"), "utf8")) as { turns: FakeTurn[] };
@@ -90,7 +99,11 @@ describe.each(["openai", "anthropic"] as const)("the coding agent on the %s driv
     // Asked for the edit and the command, not for the read.
     expect(s.asked.map((p) => (p.toolCall as Record<string, unknown>).kind)).toEqual(["edit", "execute"]);
     expect(s.asked[0]).toMatchObject({
-      toolCall: { status: "pending", title: "edit in greeting.txt", content: [{ type: "diff", path: file, oldText: "Hello, moon!\n", newText: "Hello, world!\n" }] },
+      toolCall: {
+        status: "pending",
+        title: "edit in greeting.txt",
+        content: [{ type: "diff", path: file, oldText: "Hello, moon!\n", newText: "Hello, world!\n" }],
+      },
       options: [{ kind: "allow_once" }, { kind: "allow_always" }, { kind: "reject_once" }, { kind: "reject_always" }],
     });
     const [read, edit, bash] = toolCalls(s.peer.transcript);
@@ -103,7 +116,9 @@ describe.each(["openai", "anthropic"] as const)("the coding agent on the %s driv
     });
     expect(forCall(s.peer.transcript, bash!.toolCallId as string).at(-1)).toMatchObject({ status: "completed", rawOutput: { meta: { exitCode: 0 } } });
     expect(lastToolResults(fake!).at(-1)).toBe("1\n[exit code: 0]");
-    const chunks = updates(s.peer.transcript).filter((u) => u.sessionUpdate === "agent_message_chunk").map((u) => (u.content as { text: string }).text);
+    const chunks = updates(s.peer.transcript)
+      .filter((u) => u.sessionUpdate === "agent_message_chunk")
+      .map((u) => (u.content as { text: string }).text);
     expect(chunks.join("")).toBe("greeting.txt now says Hello, world!");
     expect(chunks.length).toBeGreaterThan(2);
     expect(updates(s.peer.transcript).find((u) => u.sessionUpdate === "usage_update")).toMatchObject({ size: 100_000, used: expect.any(Number) });
@@ -202,7 +217,11 @@ describe("permissions", () => {
       const target = join(outside, "note.txt");
       const turns: FakeTurn[] = [
         { toolCalls: [{ name: "write", arguments: { path: target, content: "x\n" } }] },
-        { toolCalls: [{ name: "write", arguments: { path: target, content: "x\n", sandbox_permissions: "full-access", justification: "The user asked for it there." } }] },
+        {
+          toolCalls: [
+            { name: "write", arguments: { path: target, content: "x\n", sandbox_permissions: "full-access", justification: "The user asked for it there." } },
+          ],
+        },
         { text: "written" },
       ];
       const s = await session("openai", turns, "allow_once", { permissionMode: "allow-all", sandbox: { mode: "workspace-write" } });
@@ -291,7 +310,9 @@ describe("cancellation", () => {
     const s = await session(protocol, [{ text: "after the cancel" }], "allow_once");
     fake!.queue.push({ kind: "hang", text: "Let me look" });
     const prompt = s.prompt();
-    await s.peer.next((m) => m.method === "session/update" && (m.params as { update: { sessionUpdate: string } }).update.sessionUpdate === "agent_message_chunk");
+    await s.peer.next(
+      (m) => m.method === "session/update" && (m.params as { update: { sessionUpdate: string } }).update.sessionUpdate === "agent_message_chunk",
+    );
     await s.peer.notify("session/cancel", { sessionId: s.sessionId });
     expect((await prompt).result).toEqual({ stopReason: "cancelled" });
     await fake!.hangClosed;
@@ -325,7 +346,9 @@ describe("what the model gets wrong", () => {
     expect(failed.map((u) => (u.rawOutput as { error: { code: string } }).error.code)).toEqual(["TOOL_UNKNOWN", "TOOL_INVALID_ARGUMENTS"]);
     const [unknown, malformed] = lastToolResults(fake!);
     expect(unknown).toBe('Error TOOL_UNKNOWN: Unknown tool "delete_everything"; available: read, write, edit, glob, grep, bash');
-    expect(malformed).toBe('Error TOOL_INVALID_ARGUMENTS: Invalid arguments for edit: not a JSON object ("{\\"path\\": \\"greeting.txt\\", \\"old_"). Send the arguments as one JSON object.');
+    expect(malformed).toBe(
+      'Error TOOL_INVALID_ARGUMENTS: Invalid arguments for edit: not a JSON object ("{\\"path\\": \\"greeting.txt\\", \\"old_"). Send the arguments as one JSON object.',
+    );
     expect(greeting()).toBe("Hello, moon!\n");
     await s.end();
   });
@@ -335,7 +358,11 @@ describe("the context budget", () => {
   test("near the window, the oldest tool outputs become one-line notes; the latest stay whole", async () => {
     for (const name of ["one", "two", "three"]) await fsp.writeFile(join(workspace.cwd, `${name}.txt`), `${name} line of text for the budget\n`.repeat(150));
     const scripted = createScriptedModel(
-      parseScript(JSON.stringify({ turns: [...["one", "two", "three"].map((n) => ({ toolCalls: [{ name: "read", arguments: { path: `${n}.txt` } }] })), { text: "done" }] })),
+      parseScript(
+        JSON.stringify({
+          turns: [...["one", "two", "three"].map((n) => ({ toolCalls: [{ name: "read", arguments: { path: `${n}.txt` } }] })), { text: "done" }],
+        }),
+      ),
     );
     const seen: ModelMessage[][] = [];
     // About 1,500 tokens per read and 1,300 for the header at four bytes a token: from the third request on, the
@@ -348,7 +375,11 @@ describe("the context budget", () => {
     expect(tools(seen[1]!)[0]).toMatch(/^1: one line/);
     expect(tools(seen[2]!)[0]).toMatch(/^\[Elided to fit the context window: the \d+-byte output of read in one\.txt\. Run it again if you need it\.\]$/);
     expect(tools(seen[2]!)[1]).toMatch(/^1: two line/);
-    expect(tools(seen[3]!).slice(0, 2).every((t) => t.startsWith("[Elided"))).toBe(true);
+    expect(
+      tools(seen[3]!)
+        .slice(0, 2)
+        .every((t) => t.startsWith("[Elided")),
+    ).toBe(true);
     expect(tools(seen[3]!)[2]).toMatch(/^1: three line/);
     expect(lines).toContain("toolfs acp: elided 1 old tool output(s) to fit the 4000-token context window");
     await s.end();
@@ -356,7 +387,13 @@ describe("the context budget", () => {
 
   test("without a known window nothing is elided", async () => {
     for (const name of ["one", "two", "three"]) await fsp.writeFile(join(workspace.cwd, `${name}.txt`), `${name} line of text for the budget\n`.repeat(150));
-    const scripted = createScriptedModel(parseScript(JSON.stringify({ turns: [...["one", "two", "three"].map((n) => ({ toolCalls: [{ name: "read", arguments: { path: `${n}.txt` } }] })), { text: "done" }] })));
+    const scripted = createScriptedModel(
+      parseScript(
+        JSON.stringify({
+          turns: [...["one", "two", "three"].map((n) => ({ toolCalls: [{ name: "read", arguments: { path: `${n}.txt` } }] })), { text: "done" }],
+        }),
+      ),
+    );
     const seen: ModelMessage[][] = [];
     const s = await started({ next: (request) => (seen.push([...request.messages]), scripted.next(request)) }, "allow_once");
     await s.prompt();

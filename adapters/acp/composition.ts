@@ -35,7 +35,9 @@ export const COMPOSITIONS: Readonly<Record<string, Composition>> = {
  * the operating system (`sandbox.confinement`); where it cannot be, it is left out, and the model and the log
  * are told why.
  */
-export function bashUnder(sandbox: Pick<SandboxOptions, "mode" | "deny" | "readScope" | "confinement"> | undefined): { readonly offered: true } | { readonly offered: false; readonly reason: string } {
+export function bashUnder(
+  sandbox: Pick<SandboxOptions, "mode" | "deny" | "readScope" | "confinement"> | undefined,
+): { readonly offered: true } | { readonly offered: false; readonly reason: string } {
   const bash = bashOffer(sandbox);
   return bash.offered ? { offered: true } : bash;
 }

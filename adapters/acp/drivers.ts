@@ -43,7 +43,10 @@ export function parseModelSpec(spec: string): { readonly provider: ProviderName;
   const provider = colon === -1 ? spec : spec.slice(0, colon);
   const model = colon === -1 ? "" : spec.slice(colon + 1);
   if (!(provider in PROVIDERS)) {
-    throw new ModelError("MODEL_SPEC_INVALID", `--model takes PROVIDER:MODEL with PROVIDER one of ${Object.keys(PROVIDERS).join(", ")}; got ${JSON.stringify(spec)}`);
+    throw new ModelError(
+      "MODEL_SPEC_INVALID",
+      `--model takes PROVIDER:MODEL with PROVIDER one of ${Object.keys(PROVIDERS).join(", ")}; got ${JSON.stringify(spec)}`,
+    );
   }
   if (model.trim() === "") throw new ModelError("MODEL_SPEC_INVALID", `--model ${JSON.stringify(spec)} names no model; write ${provider}:MODEL`);
   return { provider: provider as ProviderName, model };
@@ -60,7 +63,10 @@ export function createModel(spec: string, options: ModelSpecOptions = {}): Model
   const keyEnv = options.apiKeyEnv ?? chosen.keyEnv;
   const key = options.apiKey ?? nonEmpty(options.env?.(keyEnv));
   if (key === undefined && (options.apiKeyEnv !== undefined || options.baseUrl === undefined)) {
-    throw new ModelError("MODEL_KEY_MISSING", `${provider} needs an API key: set ${keyEnv}${options.apiKeyEnv === undefined ? " (or name another variable with --api-key-env)" : ""}`);
+    throw new ModelError(
+      "MODEL_KEY_MISSING",
+      `${provider} needs an API key: set ${keyEnv}${options.apiKeyEnv === undefined ? " (or name another variable with --api-key-env)" : ""}`,
+    );
   }
   return chosen.create({
     model,

@@ -55,15 +55,39 @@ async function failure(promise: Promise<unknown>): Promise<ModelError> {
 }
 
 const errors = {
-  openai: { rateLimit: errorBodies.openai.rateLimit, badKey: errorBodies.openai.badKey, badRequest: errorBodies.openai.badRequest, server: errorBodies.openai.server },
-  anthropic: { rateLimit: errorBodies.anthropic.rateLimit, badKey: errorBodies.anthropic.badKey, badRequest: errorBodies.anthropic.badRequest, server: errorBodies.anthropic.overloaded },
+  openai: {
+    rateLimit: errorBodies.openai.rateLimit,
+    badKey: errorBodies.openai.badKey,
+    badRequest: errorBodies.openai.badRequest,
+    server: errorBodies.openai.server,
+  },
+  anthropic: {
+    rateLimit: errorBodies.anthropic.rateLimit,
+    badKey: errorBodies.anthropic.badKey,
+    badRequest: errorBodies.anthropic.badRequest,
+    server: errorBodies.anthropic.overloaded,
+  },
 };
 
 describe.each(["openai", "anthropic"] as const)("the %s driver", (protocol) => {
   test("streams text in pieces and several tool calls whose arguments arrive split mid-JSON, with usage", async () => {
     const args1 = { path: "src/a long name.ts" };
-    const args2 = { path: "b.ts", note: "quote \" and brace }" };
-    fake = await startFakeModel({ protocol, piece: 3, script: { turns: [{ text: "Reading both.", toolCalls: [{ name: "read", arguments: args1 }, { name: "read", arguments: args2 }] }] } });
+    const args2 = { path: "b.ts", note: 'quote " and brace }' };
+    fake = await startFakeModel({
+      protocol,
+      piece: 3,
+      script: {
+        turns: [
+          {
+            text: "Reading both.",
+            toolCalls: [
+              { name: "read", arguments: args1 },
+              { name: "read", arguments: args2 },
+            ],
+          },
+        ],
+      },
+    });
     const { model } = driver(protocol, fake.baseUrl);
     const pieces: string[] = [];
     const reply = await model.next(request([user], { onText: async (d) => void pieces.push(d) }));
@@ -186,7 +210,13 @@ describe.each(["openai", "anthropic"] as const)("the %s driver", (protocol) => {
     const { model } = driver(protocol, fake.baseUrl);
     const reply = await model.next(request());
     expect(reply.toolCalls[0]).toMatchObject({ name: "read", arguments: undefined, invalidArguments: '{"path": "x"' });
-    await model.next(request([user, { role: "assistant", text: "", toolCalls: reply.toolCalls }, { role: "tool", callId: reply.toolCalls[0]!.id, content: "bad", isError: true, code: "TOOL_INVALID_ARGUMENTS" }]));
+    await model.next(
+      request([
+        user,
+        { role: "assistant", text: "", toolCalls: reply.toolCalls },
+        { role: "tool", callId: reply.toolCalls[0]!.id, content: "bad", isError: true, code: "TOOL_INVALID_ARGUMENTS" },
+      ]),
+    );
     const replayed = (fake.requests[1]!.body.messages as Record<string, unknown>[]).find((m) => m.role === "assistant")!;
     if (protocol === "openai") expect(replayed).toMatchObject({ tool_calls: [{ function: { arguments: '{"path": "x"' } }] });
     else expect(replayed).toMatchObject({ content: [{ type: "tool_use", input: {} }] });
@@ -194,7 +224,10 @@ describe.each(["openai", "anthropic"] as const)("the %s driver", (protocol) => {
 
   test("a stream that ends early, a line that is not JSON, or a body that is not an event stream is MODEL_STREAM_INVALID", async () => {
     fake = await startFakeModel({ protocol });
-    const start = protocol === "openai" ? 'data: {"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"par"},"finish_reason":null}]}\n\n' : 'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":1,"output_tokens":1}}}\n\n';
+    const start =
+      protocol === "openai"
+        ? 'data: {"id":"x","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"par"},"finish_reason":null}]}\n\n'
+        : 'event: message_start\ndata: {"type":"message_start","message":{"usage":{"input_tokens":1,"output_tokens":1}}}\n\n';
     fake.queue.push({ kind: "raw", sse: start });
     fake.queue.push({ kind: "raw", sse: `${start}data: {not json\n\n` });
     fake.queue.push({ kind: "raw", sse: '{"choices":[]}', contentType: "application/json" });
@@ -215,7 +248,11 @@ describe.each(["openai", "anthropic"] as const)("the %s driver", (protocol) => {
     fake.queue.push({ kind: "raw", sse });
     const { model } = driver(protocol, fake.baseUrl);
     const error = await failure(model.next(request()));
-    if (protocol === "openai") expect([error.code, error.message]).toEqual(["MODEL_STREAM_INVALID", "The OpenAI-compatible server reported an error mid-stream: upstream timed out (timeout)"]);
+    if (protocol === "openai")
+      expect([error.code, error.message]).toEqual([
+        "MODEL_STREAM_INVALID",
+        "The OpenAI-compatible server reported an error mid-stream: upstream timed out (timeout)",
+      ]);
     else expect([error.code, error.message]).toEqual(["MODEL_SERVER_ERROR", "Anthropic reported overloaded_error mid-stream: Overloaded"]);
   });
 

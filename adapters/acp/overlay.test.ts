@@ -27,8 +27,9 @@ test("an overlay session keeps writes apart, shows them, undoes the last turn an
   const tools: string[][] = [];
   const model: Model = { next: (request) => (tools.push(request.tools.map((t) => t.name)), script.next(request)) };
   const { peer } = inProcessAgent({ model, overlay: true, composition: COMPOSITIONS.coding! });
-  const isUpdate = (kind: string) => (m: Message) => m.method === "session/update" && (m.params as { update: { sessionUpdate: string } }).update.sessionUpdate === kind;
-  const said = () => peer.next(isUpdate("agent_message_chunk")).then((m) => ((m.params as { update: { content: { text: string } } }).update.content.text));
+  const isUpdate = (kind: string) => (m: Message) =>
+    m.method === "session/update" && (m.params as { update: { sessionUpdate: string } }).update.sessionUpdate === kind;
+  const said = () => peer.next(isUpdate("agent_message_chunk")).then((m) => (m.params as { update: { content: { text: string } } }).update.content.text);
   await peer.request("initialize", { protocolVersion: 1 });
   const advertised = peer.next(isUpdate("available_commands_update"));
   const created = await peer.request("session/new", { cwd: workspace.cwd, mcpServers: [] });
@@ -44,7 +45,9 @@ test("an overlay session keeps writes apart, shows them, undoes the last turn an
 
   let reply = said();
   await prompt("/changes");
-  expect(await reply).toBe("1 file changed, not applied yet (/commit applies them):\n\n```diff\ndiff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,1 +1,1 @@\n-alpha\n+beta\n```");
+  expect(await reply).toBe(
+    "1 file changed, not applied yet (/commit applies them):\n\n```diff\ndiff --git a/a.txt b/a.txt\n--- a/a.txt\n+++ b/a.txt\n@@ -1,1 +1,1 @@\n-alpha\n+beta\n```",
+  );
 
   await prompt("and a new file");
   reply = said();

@@ -71,11 +71,15 @@ describe.each([
     // readable id gets one under id null.
     const named = agent.peer.next((m) => m.id === 1000);
     const unnamed = agent.peer.next((m) => m.id === null);
-    await agent.peer.sendLine(`{"jsonrpc":"2.0","id":1000,"method":"session/new","params":{"cwd":${JSON.stringify(workspace.cwd)},"mcpServers":[],"pad":"${pad}"}}`);
+    await agent.peer.sendLine(
+      `{"jsonrpc":"2.0","id":1000,"method":"session/new","params":{"cwd":${JSON.stringify(workspace.cwd)},"mcpServers":[],"pad":"${pad}"}}`,
+    );
     await agent.peer.sendLine(`["${pad}"]`);
     const [first, second] = await Promise.all([named, unnamed]);
     expect(first).toMatchObject({ jsonrpc: "2.0", id: 1000, error: { code: -32600, data: { maxMessageBytes: 32 * 1024 * 1024 } } });
-    expect((first as { error: { message: string } }).error.message).toMatch(/^Invalid request: the message is \d+ bytes long, more than the 33554432 bytes this agent reads; it was skipped$/);
+    expect((first as { error: { message: string } }).error.message).toMatch(
+      /^Invalid request: the message is \d+ bytes long, more than the 33554432 bytes this agent reads; it was skipped$/,
+    );
     expect(second).toMatchObject({ id: null, error: { code: -32600 } });
     const created = await agent.peer.request("session/new", { cwd: workspace.cwd, mcpServers: [] });
     expect(created.result).toMatchObject({ sessionId: expect.any(String) });
@@ -84,29 +88,40 @@ describe.each([
     expect(agent.stderr()).toContain("toolfs acp: the message is");
   }, 180_000);
 
-  test.for(["openai", "anthropic"] as const)("runs the scenario through the %s driver against the fake server: the pinned transcript, plus usage", async (protocol) => {
-    const script = JSON.parse(readFileSync(scenarioScript, "utf8")) as { turns: FakeTurn[] };
-    // Whole pieces: the reply then arrives as one chunk, as the scripted model sends it.
-    const fake = await startFakeModel({ protocol, script, piece: 1000 });
-    try {
-      const { port } = new URL(fake.baseUrl);
-      const [program, args] = await command(["--model", `${protocol}:fake`, "--base-url", fake.baseUrl], `127.0.0.1:${port}`);
-      const agent = subprocessAgent(program, args);
-      const transcript = await runScenario(agent.peer, workspace.cwd);
-      await agent.peer.close();
-      expect(await agent.exit).toBe(0);
-      const usage = transcript.filter((m) => "agent" in m && (m.agent.params as { update?: { sessionUpdate?: string } })?.update?.sessionUpdate === "usage_update");
-      expect(usage).toHaveLength(1);
-      const last = transcript.at(-1) as { agent: { result: { stopReason: string; usage?: unknown } } };
-      expect(last.agent.result).toMatchObject({ stopReason: "end_turn", usage: { inputTokens: expect.any(Number), outputTokens: expect.any(Number) } });
-      delete last.agent.result.usage;
-      expectPinned("transcript.expected.json", templateTranscript(transcript.filter((m) => !usage.includes(m)), workspace.cwd));
-      expect(fake.requests).toHaveLength(2);
-      expect(agent.stderr()).toBe("");
-    } finally {
-      await fake.close();
-    }
-  });
+  test.for(["openai", "anthropic"] as const)(
+    "runs the scenario through the %s driver against the fake server: the pinned transcript, plus usage",
+    async (protocol) => {
+      const script = JSON.parse(readFileSync(scenarioScript, "utf8")) as { turns: FakeTurn[] };
+      // Whole pieces: the reply then arrives as one chunk, as the scripted model sends it.
+      const fake = await startFakeModel({ protocol, script, piece: 1000 });
+      try {
+        const { port } = new URL(fake.baseUrl);
+        const [program, args] = await command(["--model", `${protocol}:fake`, "--base-url", fake.baseUrl], `127.0.0.1:${port}`);
+        const agent = subprocessAgent(program, args);
+        const transcript = await runScenario(agent.peer, workspace.cwd);
+        await agent.peer.close();
+        expect(await agent.exit).toBe(0);
+        const usage = transcript.filter(
+          (m) => "agent" in m && (m.agent.params as { update?: { sessionUpdate?: string } })?.update?.sessionUpdate === "usage_update",
+        );
+        expect(usage).toHaveLength(1);
+        const last = transcript.at(-1) as { agent: { result: { stopReason: string; usage?: unknown } } };
+        expect(last.agent.result).toMatchObject({ stopReason: "end_turn", usage: { inputTokens: expect.any(Number), outputTokens: expect.any(Number) } });
+        delete last.agent.result.usage;
+        expectPinned(
+          "transcript.expected.json",
+          templateTranscript(
+            transcript.filter((m) => !usage.includes(m)),
+            workspace.cwd,
+          ),
+        );
+        expect(fake.requests).toHaveLength(2);
+        expect(agent.stderr()).toBe("");
+      } finally {
+        await fake.close();
+      }
+    },
+  );
 
   test("SIGTERM cancels the running command, stops its tree, and ends the agent", async () => {
     const script = join(workspace.cwd, "script.json");
@@ -139,7 +154,17 @@ describe("acpx drives the coding agent against the fake OpenAI server", () => {
   const exec = (format: "quiet" | "json", approval: "--approve-all" | "--deny-all") =>
     run(
       acpx,
-      [approval, "--agent", `${process.execPath} ${cli} acp --composition coding --model openai:fake --base-url ${fake.baseUrl}`, "--cwd", coding.cwd, "--format", format, "exec", CODING_PROMPT],
+      [
+        approval,
+        "--agent",
+        `${process.execPath} ${cli} acp --composition coding --model openai:fake --base-url ${fake.baseUrl}`,
+        "--cwd",
+        coding.cwd,
+        "--format",
+        format,
+        "exec",
+        CODING_PROMPT,
+      ],
       { cwd: root, env: clientEnv() },
     );
   const greeting = () => readFileSync(join(coding.cwd, "greeting.txt"), "utf8");
@@ -159,7 +184,10 @@ describe("acpx drives the coding agent against the fake OpenAI server", () => {
     const failed = (await exec("json", "--deny-all").catch((error: unknown) => error)) as { code: number; stdout: string };
     expect(failed.code).toBe(5);
     const { stdout } = failed;
-    const wire = stdout.split("\n").filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const wire = stdout
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const asked = wire.filter((m) => m.method === "session/request_permission").map((m) => (m.params as { toolCall: Record<string, unknown> }).toolCall);
     expect(asked.map((c) => c.kind)).toEqual(["edit", "execute"]);
     expect(asked[0]!.content).toEqual([{ type: "diff", path: join(coding.cwd, "greeting.txt"), oldText: "Hello, moon!\n", newText: "Hello, world!\n" }]);
@@ -204,7 +232,10 @@ describe("acpx drives the coding agent against the fake OpenAI server", () => {
     client.kill("SIGINT");
     await fake.hangClosed;
     await exited;
-    const wire = out.split("\n").filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const wire = out
+      .split("\n")
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(wire.filter((m) => m.method === "session/cancel")).toHaveLength(1);
     const prompt = wire.find((m) => m.method === "session/prompt")!;
     expect(wire.find((m) => m.id === prompt.id && "result" in m)).toMatchObject({ result: { stopReason: "cancelled" } });

@@ -106,7 +106,8 @@ export async function runTurn(turn: Turn, text: string, maxRequests: number): Pr
     if (reply.toolCalls.length === 0) return end(reply.stopReason ?? "end_turn");
     for (const call of reply.toolCalls) {
       // Every call the model asked for gets a result in the history, also those a cancel kept from running.
-      if (signal.aborted) session.history.push({ role: "tool", callId: call.id, content: "Not run: the turn was cancelled.", isError: true, code: "TOOL_ABORTED" });
+      if (signal.aborted)
+        session.history.push({ role: "tool", callId: call.id, content: "Not run: the turn was cancelled.", isError: true, code: "TOOL_ABORTED" });
       else session.history.push(await runToolCall(turn, call));
     }
   }
@@ -217,7 +218,6 @@ export async function runAs<T>(session: Session, client: acp.AgentContext, callI
   }
 }
 
-
 export async function snapshot(fs: FileSystem, path: string, signal: AbortSignal): Promise<Snapshot> {
   try {
     const target = await fs.resolve(path, { signal });
@@ -288,4 +288,3 @@ export async function canonical(fs: FileSystem, path: string, signal: AbortSigna
     return path;
   }
 }
-

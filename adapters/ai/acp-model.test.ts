@@ -7,12 +7,18 @@ import { createAiSdkModel } from "./mod.ts";
 
 const usage = { inputTokens: { total: 120, noCache: 100, cacheRead: 20, cacheWrite: 0 }, outputTokens: { total: 7, text: 7, reasoning: 0 } };
 const stream = (parts: object[], unified = "stop") => ({
-  stream: convertArrayToReadableStream([{ type: "stream-start", warnings: [] }, ...parts, { type: "finish", finishReason: { unified, raw: undefined }, usage }] as never[]),
+  stream: convertArrayToReadableStream([
+    { type: "stream-start", warnings: [] },
+    ...parts,
+    { type: "finish", finishReason: { unified, raw: undefined }, usage },
+  ] as never[]),
 });
 
 const request = (overrides: Partial<ModelRequest> = {}): ModelRequest => ({
   system: "You are a coding agent.",
-  tools: [{ name: "read", description: "Reads a file.", inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } }] as ModelRequest["tools"],
+  tools: [
+    { name: "read", description: "Reads a file.", inputSchema: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } },
+  ] as ModelRequest["tools"],
   messages: [
     { role: "user", text: "Read a.txt" },
     { role: "assistant", text: "", toolCalls: [{ id: "c1", name: "read", arguments: { path: "a.txt" } }] },
@@ -64,7 +70,16 @@ test("one step: the header, the conversation with named tool results, streamed t
 });
 
 test("a reply cut at the token limit stops with max_tokens", async () => {
-  const mock = new MockLanguageModelV4({ doStream: stream([{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "…" }, { type: "text-end", id: "t" }], "length") });
+  const mock = new MockLanguageModelV4({
+    doStream: stream(
+      [
+        { type: "text-start", id: "t" },
+        { type: "text-delta", id: "t", delta: "…" },
+        { type: "text-end", id: "t" },
+      ],
+      "length",
+    ),
+  });
   expect((await createAiSdkModel(mock).next(request())).stopReason).toBe("max_tokens");
 });
 
@@ -74,7 +89,9 @@ test("a provider's refusal becomes the drivers' coded ModelError", async () => {
       throw new APICallError({ message: "bad key", url: "https://example.invalid", requestBodyValues: {}, statusCode: 401, isRetryable: false });
     },
   });
-  const error = await createAiSdkModel(mock, { maxRetries: 0 }).next(request()).catch((e: unknown) => e);
+  const error = await createAiSdkModel(mock, { maxRetries: 0 })
+    .next(request())
+    .catch((e: unknown) => e);
   expect(error).toBeInstanceOf(ModelError);
   expect(error).toMatchObject({ code: "MODEL_AUTH_FAILED" });
   expect((error as Error).message).toContain("bad key");

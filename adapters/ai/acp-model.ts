@@ -3,7 +3,16 @@
 // provider drives `createAcpAgent` without a driver of its own. docs/notes/0007-acp-models.md says what the
 // hand-written drivers give that this does not.
 import { APICallError, jsonSchema, type JSONSchema7, type LanguageModel, type ModelMessage as AiMessage, RetryError, streamText, tool, type ToolSet } from "ai";
-import { type Model, ModelError, type ModelErrorCode, type ModelMessage, type ModelReply, type ModelToolCall, type ModelUsage, toolResultText } from "../acp/model.ts";
+import {
+  type Model,
+  ModelError,
+  type ModelErrorCode,
+  type ModelMessage,
+  type ModelReply,
+  type ModelToolCall,
+  type ModelUsage,
+  toolResultText,
+} from "../acp/model.ts";
 
 export interface AiSdkModelOptions {
   /** The context window in tokens, when known: the agent elides old tool output to stay within it. */
@@ -73,7 +82,7 @@ export function createAiSdkModel(model: LanguageModel, options: AiSdkModelOption
 function toolCall(part: { toolCallId: string; toolName: string; input: unknown; invalid?: boolean }): ModelToolCall {
   const base = { id: part.toolCallId, name: part.toolName };
   if (typeof part.input === "object" && part.input !== null && !Array.isArray(part.input)) return { ...base, arguments: part.input };
-  const raw = typeof part.input === "string" ? part.input : JSON.stringify(part.input) ?? "";
+  const raw = typeof part.input === "string" ? part.input : (JSON.stringify(part.input) ?? "");
   if (part.invalid === true && typeof part.input === "string") {
     try {
       const parsed: unknown = JSON.parse(part.input);
@@ -119,7 +128,11 @@ function aiMessages(messages: readonly ModelMessage[]): AiMessage[] {
   });
 }
 
-function readUsage(usage: { inputTokens: number | undefined; outputTokens: number | undefined; inputTokenDetails?: { cacheReadTokens: number | undefined } }): ModelUsage | undefined {
+function readUsage(usage: {
+  inputTokens: number | undefined;
+  outputTokens: number | undefined;
+  inputTokenDetails?: { cacheReadTokens: number | undefined };
+}): ModelUsage | undefined {
   if (usage.inputTokens === undefined && usage.outputTokens === undefined) return undefined;
   const cached = usage.inputTokenDetails?.cacheReadTokens;
   return { inputTokens: usage.inputTokens ?? 0, outputTokens: usage.outputTokens ?? 0, ...(cached === undefined ? {} : { cachedInputTokens: cached }) };

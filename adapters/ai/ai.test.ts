@@ -71,7 +71,12 @@ describe("createAiToolSet", () => {
     const usage = { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } };
     const model = new MockLanguageModelV4({
       doGenerate: [
-        { content: [{ type: "tool-call", toolCallId: "1", toolName: "read", input: '{"path":"a.txt"}' }], finishReason: { unified: "tool-calls", raw: undefined }, usage, warnings: [] },
+        {
+          content: [{ type: "tool-call", toolCallId: "1", toolName: "read", input: '{"path":"a.txt"}' }],
+          finishReason: { unified: "tool-calls", raw: undefined },
+          usage,
+          warnings: [],
+        },
         { content: [{ type: "text", text: "done" }], finishReason: { unified: "stop", raw: undefined }, usage, warnings: [] },
       ],
     });

@@ -5,7 +5,18 @@ import { COMPOSITIONS } from "../acp/composition.ts";
 import { createModel } from "../acp/drivers.ts";
 import { createScriptedModel, type Model, ModelError, parseScript } from "../acp/model.ts";
 import { PERMISSION_MODES, type PermissionMode } from "../acp/permissions.ts";
-import { oneOf, type OptionSpec, positiveFlag, readArgs, SANDBOX_OPTIONS, type SandboxFlags, sandboxFlags, sandboxOptions, stringFlag, UsageError } from "./flags.ts";
+import {
+  oneOf,
+  type OptionSpec,
+  positiveFlag,
+  readArgs,
+  SANDBOX_OPTIONS,
+  type SandboxFlags,
+  sandboxFlags,
+  sandboxOptions,
+  stringFlag,
+  UsageError,
+} from "./flags.ts";
 import type { CliHost } from "./host.ts";
 import { PEERS, withPeer } from "./peers.ts";
 import { USAGE, usage } from "./usage.ts";
@@ -56,7 +67,15 @@ function parseAcp(argv: readonly string[]): AcpArgs | "help" {
     backend: backend === undefined ? "node" : oneOf("--backend", backend, ["node", "overlay"] as const),
     flags: sandboxFlags(read),
   };
-  const optional = { script: text("script"), model: text("model"), baseUrl: text("base-url"), apiKeyEnv: text("api-key-env"), contextWindow: positive("context-window"), maxTokens: positive("max-tokens"), maxSteps: positive("max-steps") };
+  const optional = {
+    script: text("script"),
+    model: text("model"),
+    baseUrl: text("base-url"),
+    apiKeyEnv: text("api-key-env"),
+    contextWindow: positive("context-window"),
+    maxTokens: positive("max-tokens"),
+    maxSteps: positive("max-steps"),
+  };
   for (const [key, value] of Object.entries(optional)) if (value !== undefined) Object.assign(args, { [key]: value });
   if (args.script !== undefined && args.model !== undefined) throw new UsageError("give --model or --script, not both");
   const modelOnly = (["baseUrl", "apiKeyEnv", "contextWindow", "maxTokens"] as const).find((k) => args[k] !== undefined);
@@ -124,7 +143,12 @@ export async function runAcp(argv: readonly string[], host: CliHost): Promise<nu
     return usage(host, error.message);
   }
   // Loaded before the streams are opened, so that a missing SDK leaves stdin alone.
-  const served = await withPeer((text) => host.err(text), "acp", PEERS.acp, () => import("../acp/serve.ts"));
+  const served = await withPeer(
+    (text) => host.err(text),
+    "acp",
+    PEERS.acp,
+    () => import("../acp/serve.ts"),
+  );
   if (!served) return 2;
   const { serveAcp } = served;
   const { input, output, signal } = acp.stdio();

@@ -9,9 +9,12 @@ import type { ToolfsMcpSession } from "../mcp/mod.ts";
 import { type AcpHost, type CliHost, runCli } from "./cli.ts";
 import type { McpHost } from "./mcp.ts";
 import { createNodeProcessRunner } from "../node/mod.ts";
-import { nodeMcpHost } from "./mcp_node.ts";
+import { nodeMcpHost } from "./mcp.node.ts";
 
-function memoryHost(files: Record<string, string>, answers: string[] = []): CliHost & { stdout: string; stderr: string; asked: string[]; volume: ReturnType<typeof createMemoryVolume> } {
+function memoryHost(
+  files: Record<string, string>,
+  answers: string[] = [],
+): CliHost & { stdout: string; stderr: string; asked: string[]; volume: ReturnType<typeof createMemoryVolume> } {
   const volume = createMemoryVolume();
   const fs = createMemoryProvider({ cwd: "/ws", files, volume });
   const host = {
@@ -55,7 +58,10 @@ describe("runCli", () => {
   test("--json prints one structured result per call", async () => {
     const host = memoryHost({ "a.txt": "x\n" });
     await runCli(["read", '{"path":"a.txt"}', "read", '{"path":"missing"}', "--json"], host);
-    const lines = host.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const lines = host.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines.map((l) => [l.tool, l.isError, l.error?.code])).toEqual([
       ["read", false, undefined],
       ["read", true, "FS_NOT_FOUND"],
@@ -97,7 +103,12 @@ describe("runCli", () => {
 
   test("--bash-env adds to the variables bash inherits; without it only the default allow-list", async () => {
     const specs: { inheritEnv?: readonly string[] }[] = [];
-    const scripted = { async run(spec: { inheritEnv?: readonly string[] }) { specs.push(spec); return { exitCode: 0, signal: null, forced: false }; } };
+    const scripted = {
+      async run(spec: { inheritEnv?: readonly string[] }) {
+        specs.push(spec);
+        return { exitCode: 0, signal: null, forced: false };
+      },
+    };
     const host = Object.assign(memoryHost({}), { runner: scripted });
     expect(await runCli(["bash", '{"command":"env"}', "--bash-env", "NODE_*", "--bash-env", "CI"], host)).toBe(0);
     expect(await runCli(["bash", '{"command":"env"}'], host)).toBe(0);
@@ -107,13 +118,21 @@ describe("runCli", () => {
   });
 
   test("--sandbox, --read-scope, --deny and --network reach the toolkit; bash is left out where it cannot be confined, said once", async () => {
-    const scripted = { async run() { return { exitCode: 0, signal: null, forced: false }; } };
+    const scripted = {
+      async run() {
+        return { exitCode: 0, signal: null, forced: false };
+      },
+    };
     let detections = 0;
-    const unavailable = async () => (detections++, { kind: "bubblewrap", available: false, program: "bwrap", reason: "bubblewrap (bwrap) is not installed" } as const);
+    const unavailable = async () => (
+      detections++, { kind: "bubblewrap", available: false, program: "bwrap", reason: "bubblewrap (bwrap) is not installed" } as const
+    );
     const host = Object.assign(memoryHost({ ".env": "S=1\n", "a.txt": "a\n" }), { runner: scripted, confinement: unavailable });
     expect(await runCli(["tools", "--sandbox", "workspace-write"], host)).toBe(0);
     expect(JSON.parse(host.stdout).map((d: { name: string }) => d.name)).toEqual(["read", "write", "edit"]);
-    expect(host.stderr).toBe("toolfs: bash is not available: its commands cannot be held to the workspace-write sandbox here (bubblewrap (bwrap) is not installed)\n");
+    expect(host.stderr).toBe(
+      "toolfs: bash is not available: its commands cannot be held to the workspace-write sandbox here (bubblewrap (bwrap) is not installed)\n",
+    );
     expect(detections).toBe(1);
 
     const available = async () => ({ kind: "bubblewrap", available: true, program: "bwrap" }) as const;
@@ -132,7 +151,11 @@ describe("runCli", () => {
   });
 
   test("--flag=value reads as --flag value: prompt --sandbox=read-only, calls, repeats; a boolean given a value is a usage error", async () => {
-    const scripted = { async run() { return { exitCode: 0, signal: null, forced: false }; } };
+    const scripted = {
+      async run() {
+        return { exitCode: 0, signal: null, forced: false };
+      },
+    };
     const available = async () => ({ kind: "bubblewrap", available: true, program: "bwrap" }) as const;
     const prompt = async (...argv: string[]) => {
       const host = Object.assign(memoryHost({}), { runner: scripted, confinement: available });
@@ -146,9 +169,19 @@ describe("runCli", () => {
 
     const denied = memoryHost({ ".env": "S=1\n", "a.txt": "a\n" });
     expect(await runCli(["read", '{"path":".env"}', "read", '{"path":"a.txt"}', "--deny=.env", "--json", "--backend=memory", "--root=/ws"], denied)).toBe(1);
-    expect(denied.stdout.trim().split("\n").map((line) => JSON.parse(line).isError)).toEqual([true, false]);
+    expect(
+      denied.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line).isError),
+    ).toEqual([true, false]);
     const approved = memoryHost({});
-    const escalate = ["write", '{"path":"/etc/x","content":"x"}', "write", '{"path":"/etc/x","content":"x","sandbox_permissions":"full-access","justification":"asked"}'];
+    const escalate = [
+      "write",
+      '{"path":"/etc/x","content":"x"}',
+      "write",
+      '{"path":"/etc/x","content":"x","sandbox_permissions":"full-access","justification":"asked"}',
+    ];
     await runCli([...escalate, "--sandbox=workspace-write", "--approve=yes"], approved);
     expect(approved.stdout).toContain("Created /etc/x");
 
@@ -174,13 +207,20 @@ describe("runCli", () => {
     const missing = Object.assign(new Error("Cannot find package 'memfs' imported from /x/dist/load.js"), { code: "ERR_MODULE_NOT_FOUND" });
     const host = Object.assign(memoryHost({}), { provider: async () => Promise.reject(missing) });
     expect(await runCli(["tools", "--backend", "memory"], host)).toBe(2);
-    expect(host.stderr).toBe("toolfs: --backend memory needs the optional dependency memfs: npm i memfs (Cannot find package 'memfs' imported from /x/dist/load.js)\n");
+    expect(host.stderr).toBe(
+      "toolfs: --backend memory needs the optional dependency memfs: npm i memfs (Cannot find package 'memfs' imported from /x/dist/load.js)\n",
+    );
     const broken = Object.assign(memoryHost({}), { provider: async () => Promise.reject(new Error("EIO")) });
     await expect(runCli(["tools", "--backend", "memory"], broken)).rejects.toThrow("EIO");
   });
 
   test("--approve answers escalation requests; otherwise the terminal is asked", async () => {
-    const call = ["write", '{"path":"/etc/x","content":"x"}', "write", '{"path":"/etc/x","content":"x","sandbox_permissions":"full-access","justification":"asked"}'];
+    const call = [
+      "write",
+      '{"path":"/etc/x","content":"x"}',
+      "write",
+      '{"path":"/etc/x","content":"x","sandbox_permissions":"full-access","justification":"asked"}',
+    ];
     const yes = memoryHost({});
     expect(await runCli([...call, "--sandbox", "workspace-write", "--approve", "yes"], yes)).toBe(1);
     expect(yes.stdout).toContain("Created /etc/x");
@@ -253,7 +293,9 @@ describe("toolfs mcp", () => {
   test("--flag=value reads as --flag value; repeated --root; a value for a flag that takes none is a usage error", async () => {
     const host = mcpHost();
     host.runtime.volume.mkdirSync("/other");
-    expect(await runCli(["mcp", "--root=/ws", "--root=/other", "--max-message-bytes=8388608", "--sandbox=read-only", "--deny=.env", "--bash-env=CI"], host)).toBe(0);
+    expect(
+      await runCli(["mcp", "--root=/ws", "--root=/other", "--max-message-bytes=8388608", "--sandbox=read-only", "--deny=.env", "--bash-env=CI"], host),
+    ).toBe(0);
     expect(host.limits).toEqual([{ maxMessageBytes: 8388608 }]);
     for (const [argv, message] of [
       [["--network=yes"], "--network takes no value"],
@@ -277,7 +319,9 @@ describe("toolfs mcp", () => {
   test("without --root, stderr says in one line what is offered and why bash is not", async () => {
     const host = mcpHost();
     expect(await runCli(["mcp"], host)).toBe(0);
-    expect(host.stderr).toBe("toolfs mcp: no --root given: the tools work in the roots the client names (MCP roots); until it names one, every call fails and bash is not offered\n");
+    expect(host.stderr).toBe(
+      "toolfs mcp: no --root given: the tools work in the roots the client names (MCP roots); until it names one, every call fails and bash is not offered\n",
+    );
     const rooted = mcpHost();
     await runCli(["mcp", "--root", "/ws"], rooted);
     expect(rooted.stderr).toBe("");
@@ -288,7 +332,9 @@ describe("toolfs mcp", () => {
     const missing = Object.assign(new Error("Cannot find package 'memfs' imported from /x/dist/load.js"), { code: "ERR_MODULE_NOT_FOUND" });
     const host = mcpHost(Object.assign({ ...runtime, workspace: async () => Promise.reject(missing) }, { volume: runtime.volume }));
     expect(await runCli(["mcp", "--root", "/ws", "--backend", "memory"], host)).toBe(2);
-    expect(host.stderr).toBe("toolfs: --backend memory needs the optional dependency memfs: npm i memfs (Cannot find package 'memfs' imported from /x/dist/load.js)\n");
+    expect(host.stderr).toBe(
+      "toolfs: --backend memory needs the optional dependency memfs: npm i memfs (Cannot find package 'memfs' imported from /x/dist/load.js)\n",
+    );
   });
 
   test("bad sandbox flags are usage errors, before anything is served", async () => {
@@ -346,11 +392,15 @@ describe("toolfs mcp", () => {
     const unconfinable = {
       ...runtime,
       workspace: async (roots: readonly string[]) => ({ ...(await runtime.workspace(roots)), runner: scripted }),
-      confinement: async () => (detections++, { kind: "bubblewrap", available: false, program: "bwrap", reason: "bubblewrap (bwrap) is not installed" } as const),
+      confinement: async () => (
+        detections++, { kind: "bubblewrap", available: false, program: "bwrap", reason: "bubblewrap (bwrap) is not installed" } as const
+      ),
     };
     const host = mcpHost(Object.assign(unconfinable, { volume: runtime.volume }));
     await runCli(["mcp", "--root", "/ws"], host);
-    expect(host.stderr).toBe("toolfs mcp: bash is not available: its commands cannot be held to the workspace-write sandbox here (bubblewrap (bwrap) is not installed)\n");
+    expect(host.stderr).toBe(
+      "toolfs mcp: bash is not available: its commands cannot be held to the workspace-write sandbox here (bubblewrap (bwrap) is not installed)\n",
+    );
     expect(detections).toBe(1);
 
     let detected = 0;

@@ -55,7 +55,12 @@ export async function runCli(argv: readonly string[], host: CliHost): Promise<nu
     return 2;
   }
   const storage = parsed.backend === "memory" ? "memory" : "node";
-  const base = await withPeer((text) => host.err(text), "--backend memory", PEERS.memory, () => host.provider(storage, root));
+  const base = await withPeer(
+    (text) => host.err(text),
+    "--backend memory",
+    PEERS.memory,
+    () => host.provider(storage, root),
+  );
   if (!base) return 2;
   // The overlay writes nothing to the tree; spilled search results go to their folder as usual, outside it.
   const overlay = parsed.backend === "overlay" ? createOverlayProvider({ base }) : undefined;
@@ -64,7 +69,8 @@ export async function runCli(argv: readonly string[], host: CliHost): Promise<nu
   const search = overlay && baseSearch ? createOverlaySearchBackend(overlay, baseSearch) : baseSearch;
   const runner = host.runner && parsed.backend === "node" ? host.runner : undefined;
   // Said only to a user who asked for bash: its call then fails as a tool that is not offered.
-  if (overlay && host.runner && parsed.calls.some((call) => call.tool === "bash")) host.err("toolfs: bash is not offered with --backend overlay: its commands would change the real files\n");
+  if (overlay && host.runner && parsed.calls.some((call) => call.tool === "bash"))
+    host.err("toolfs: bash is not offered with --backend overlay: its commands would change the real files\n");
   let sandbox: Omit<SandboxOptions, "approve"> | undefined;
   let kit: Toolkit;
   try {
@@ -119,7 +125,12 @@ async function finishOverlay(overlay: OverlayFileSystem, parsed: Parsed, host: C
   const summary = changes.map((c) => ({ path: c.path, status: c.status, size: c.size }));
   const files = (n: number) => (n === 1 ? "1 file" : `${n} files`);
   if (!parsed.json) {
-    const note = changes.length === 0 ? "no changes" : parsed.commit ? `${files(changes.length)} changed` : `${files(changes.length)} changed; not applied, --commit applies them`;
+    const note =
+      changes.length === 0
+        ? "no changes"
+        : parsed.commit
+          ? `${files(changes.length)} changed`
+          : `${files(changes.length)} changed; not applied, --commit applies them`;
     host.out(`\n### patch (${note})\n${patch}`);
   }
   if (!parsed.commit || changes.length === 0) {
@@ -162,7 +173,9 @@ function approver(parsed: Parsed, host: CliHost): { approve?: (request: Approval
   return {
     approve: async (request) => {
       const text = approvalText(request);
-      const reply = await ask(`toolfs: the model asks for ${text.title}, for this call only\n${text.lines.map((line) => `  ${line}\n`).join("")}Allow this once? [y/N] `);
+      const reply = await ask(
+        `toolfs: the model asks for ${text.title}, for this call only\n${text.lines.map((line) => `  ${line}\n`).join("")}Allow this once? [y/N] `,
+      );
       return /^y(es)?$/i.test(reply.trim()) ? "allowed-once" : "rejected";
     },
   };

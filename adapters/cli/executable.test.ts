@@ -42,10 +42,21 @@ describe("the toolfs executable", () => {
 
   test("on --backend overlay prints the patch and leaves the directory, and with --commit changes it", async () => {
     writeFileSync(join(dir, "README.md"), "# Title\n\nHello world.\n");
-    const calls = ["read", '{"path":"README.md"}', "edit", '{"path":"README.md","old_string":"Hello world.","new_string":"Hello, overlay."}', "--root", dir, "--backend", "overlay"];
+    const calls = [
+      "read",
+      '{"path":"README.md"}',
+      "edit",
+      '{"path":"README.md","old_string":"Hello world.","new_string":"Hello, overlay."}',
+      "--root",
+      dir,
+      "--backend",
+      "overlay",
+    ];
     const { stdout } = await run(process.execPath, [cli, ...calls]);
     expect(stdout).toContain("Edited README.md: replaced 1 occurrence at line 3");
-    expect(stdout).toContain("diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1,3 +1,3 @@\n # Title\n \n-Hello world.\n+Hello, overlay.\n");
+    expect(stdout).toContain(
+      "diff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1,3 +1,3 @@\n # Title\n \n-Hello world.\n+Hello, overlay.\n",
+    );
     expect(readFileSync(join(dir, "README.md"), "utf8")).toBe("# Title\n\nHello world.\n");
     const committed = await run(process.execPath, [cli, ...calls, "--commit"]);
     expect(committed.stdout).toContain("### commit\nCommitted 1 file: README.md\n");
@@ -62,7 +73,9 @@ describe("the toolfs executable", () => {
     onTestFinished(home.dispose);
     const marker = `toolfs-${Date.now()}-${process.pid}`;
     const command = JSON.stringify({ command: `touch /etc/${marker}; echo hi > ~/${marker}; ls` });
-    const { stdout } = await run(process.execPath, [cli, "bash", command, "--sandbox", "workspace-write", "--root", dir], { env: { ...process.env, HOME: home.path } });
+    const { stdout } = await run(process.execPath, [cli, "bash", command, "--sandbox", "workspace-write", "--root", dir], {
+      env: { ...process.env, HOME: home.path },
+    });
     expect(stdout).toContain(`touch: cannot touch '/etc/${marker}': Read-only file system`);
     expect(stdout).toContain(`${home.path}/${marker}: Read-only file system`);
     expect(stdout).toContain("a.txt\n[exit code: 0]");
@@ -79,20 +92,30 @@ describe("the toolfs executable", () => {
     cpSync(fileURLToPath(new URL("../../dist", import.meta.url)), join(pkg, "dist"), { recursive: true });
     writeFileSync(join(pkg, "package.json"), '{"type":"module"}');
     const modules = fileURLToPath(new URL("../../node_modules", import.meta.url));
-    for (const name of ["diff", "eventsource-parser", "re2js", "zod", "@vscode/ripgrep"]) symlinkSync(realpathSync(join(modules, name)), join(pkg, "node_modules", name));
+    for (const name of ["diff", "eventsource-parser", "re2js", "zod", "@vscode/ripgrep"])
+      symlinkSync(realpathSync(join(modules, name)), join(pkg, "node_modules", name));
     writeFileSync(join(dir, "a.txt"), "a\n");
     writeFileSync(join(dir, "s.json"), '{"turns":[{"text":"hi"}]}');
     const bin = join(pkg, "dist/cli.js");
     const fails = async (argv: string[]) => {
-      const failure = await run(process.execPath, [bin, ...argv], { cwd: dir }).then(() => undefined, (error: { code: number; stdout: string; stderr: string }) => error);
+      const failure = await run(process.execPath, [bin, ...argv], { cwd: dir }).then(
+        () => undefined,
+        (error: { code: number; stdout: string; stderr: string }) => error,
+      );
       expect(failure, argv.join(" ")).toBeDefined();
       expect([failure!.code, failure!.stdout], argv.join(" ")).toEqual([2, ""]);
       expect(failure!.stderr).not.toMatch(/\n\s+at /);
       return failure!.stderr;
     };
-    expect(await fails(["read", '{"path":"a.txt"}', "--backend", "memory"])).toMatch(/^toolfs: --backend memory needs the optional dependency memfs: npm i memfs \(.*\)\n$/);
-    expect(await fails(["acp", "--script", "s.json"])).toMatch(/^toolfs: acp needs the optional dependency @agentclientprotocol\/sdk: npm i @agentclientprotocol\/sdk \(/);
-    expect(await fails(["mcp", "--root", dir])).toMatch(/^toolfs: mcp needs the optional dependency @modelcontextprotocol\/server: npm i @modelcontextprotocol\/server \(/);
+    expect(await fails(["read", '{"path":"a.txt"}', "--backend", "memory"])).toMatch(
+      /^toolfs: --backend memory needs the optional dependency memfs: npm i memfs \(.*\)\n$/,
+    );
+    expect(await fails(["acp", "--script", "s.json"])).toMatch(
+      /^toolfs: acp needs the optional dependency @agentclientprotocol\/sdk: npm i @agentclientprotocol\/sdk \(/,
+    );
+    expect(await fails(["mcp", "--root", dir])).toMatch(
+      /^toolfs: mcp needs the optional dependency @modelcontextprotocol\/server: npm i @modelcontextprotocol\/server \(/,
+    );
     symlinkSync(realpathSync(join(modules, "@modelcontextprotocol/server")), join(pkg, "node_modules/@modelcontextprotocol/server"));
     expect(await fails(["mcp", "--root", dir, "--backend", "memory"])).toMatch(/^toolfs: --backend memory needs the optional dependency memfs: npm i memfs \(/);
   }, 60_000);
@@ -102,7 +125,9 @@ describe("the toolfs executable", () => {
     const command = `"${process.execPath}" "${cli}" mcp --root "${dir}" --http 127.0.0.1:0; echo "server exited $?" >&2`;
     const child = spawn("sh", ["-c", command], { env: { ...process.env, npm_lifecycle_event: "npx" }, stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
-    const listening = new Promise<void>((resolve) => child.stderr.on("data", (chunk: Buffer) => ((stderr += chunk), stderr.includes("listening on") && resolve())));
+    const listening = new Promise<void>((resolve) =>
+      child.stderr.on("data", (chunk: Buffer) => ((stderr += chunk), stderr.includes("listening on") && resolve())),
+    );
     // Every holder of the pipes gone: the shell and the server.
     const closed = new Promise<void>((resolve) => child.on("close", () => resolve()));
     let pid = 0;

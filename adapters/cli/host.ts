@@ -1,4 +1,4 @@
-// What each command of the CLI takes from its runtime (main.ts on Node, main_deno.ts on Deno): the hosts, in one
+// What each command of the CLI takes from its runtime (main.ts on Node, main.deno.ts on Deno): the hosts, in one
 // file that imports no command, so the commands and the dispatcher depend on it and never on each other.
 import type { FileSystem, ProcessRunner, SearchBackend, ShellConfinement } from "../../core/mod.ts";
 import type { AcpRuntime } from "../acp/mod.ts";

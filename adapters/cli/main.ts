@@ -9,7 +9,7 @@ import { createEngineBackend, detectBubblewrap, type FileSystem, spillDirectoryI
 import { createNodeProcessRunner, createNodeProvider, createNodeSearchBackend } from "../node/mod.ts";
 import { runCli } from "./cli.ts";
 import type { AcpHost } from "./host.ts";
-import { nodeMcpHost } from "./mcp_node.ts";
+import { nodeMcpHost } from "./mcp.node.ts";
 
 async function realDirectory(path: string): Promise<string | { error: string }> {
   try {

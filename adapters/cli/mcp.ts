@@ -56,7 +56,12 @@ export async function runMcp(argv: readonly string[], host: CliHost): Promise<nu
     host.err(`toolfs: --http on ${args.http.host} is reachable from other machines; set ${TOKEN_VARIABLE} to a secret first\n`);
     return 2;
   }
-  const mcp = await withPeer((text) => host.err(text), "mcp", PEERS.mcp, () => import("../mcp/mod.ts"));
+  const mcp = await withPeer(
+    (text) => host.err(text),
+    "mcp",
+    PEERS.mcp,
+    () => import("../mcp/mod.ts"),
+  );
   if (!mcp) return 2;
   const runtime = mcpHost.runtime(args.backend);
   const log = (line: string) => host.err(`${line}\n`);
@@ -85,7 +90,8 @@ export async function runMcp(argv: readonly string[], host: CliHost): Promise<nu
   }
   for (const reason of Object.values(first.withheld)) log(`toolfs mcp: ${reason}`);
   // Said because nothing else would: the tool list of a session without roots quietly leaves bash out.
-  if (roots.length === 0) log("toolfs mcp: no --root given: the tools work in the roots the client names (MCP roots); until it names one, every call fails and bash is not offered");
+  if (roots.length === 0)
+    log("toolfs mcp: no --root given: the tools work in the roots the client names (MCP roots); until it names one, every call fails and bash is not offered");
   if (!args.http) {
     await mcpHost.stdio(first, { log, ...(args.maxMessageBytes === undefined ? {} : { maxMessageBytes: args.maxMessageBytes }) });
     return 0;

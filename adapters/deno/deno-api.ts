@@ -1,5 +1,5 @@
 // The slice of the `Deno` namespace this adapter uses, declared locally so the npm build and tsc can type
-// it without Deno's global types. `api_check.ts` proves under `deno check` that the real namespace fits.
+// it without Deno's global types. `api-check.ts` proves under `deno check` that the real namespace fits.
 
 export interface DenoFileInfo {
   readonly isFile: boolean;
@@ -77,10 +77,7 @@ export interface DenoApi {
   lstat(path: string): Promise<DenoFileInfo>;
   readLink(path: string): Promise<string>;
   readDir(path: string): AsyncIterable<{ readonly name: string }>;
-  open(
-    path: string,
-    options: { read?: boolean; write?: boolean; createNew?: boolean; mode?: number },
-  ): Promise<DenoFsFile>;
+  open(path: string, options: { read?: boolean; write?: boolean; createNew?: boolean; mode?: number }): Promise<DenoFsFile>;
   mkdir(path: string, options: { recursive?: boolean; mode?: number }): Promise<void>;
   chmod(path: string, mode: number): Promise<void>;
   rename(oldpath: string, newpath: string): Promise<void>;

@@ -2,14 +2,7 @@
 // openat and no file descriptor numbers, and it refuses /proc/self/fd to anything short of --allow-all;
 // through FFI a directory is held by its descriptor and every publication step names an entry relative to
 // it, so a rename racing the write cannot redirect it.
-import {
-  errnoError,
-  FsError,
-  type FsDirectory,
-  type FsDriverHandle,
-  type FsDriverStat,
-  type FsStagedFile,
-} from "../../core/mod.ts";
+import { errnoError, FsError, type FsDirectory, type FsDriverHandle, type FsDriverStat, type FsStagedFile } from "../../core/mod.ts";
 import type { DenoApi } from "./deno-api.ts";
 
 const SYMBOLS = {
@@ -76,9 +69,24 @@ const AT_SYMLINK_NOFOLLOW = 0x100;
 const AT_EMPTY_PATH = 0x1000;
 const STATX_BASIC_STATS = 0x7ff;
 const ERRNO: Record<number, string> = {
-  1: "EPERM", 2: "ENOENT", 3: "ESRCH", 4: "EINTR", 5: "EIO", 9: "EBADF", 13: "EACCES", 17: "EEXIST", 18: "EXDEV",
-  20: "ENOTDIR", 21: "EISDIR", 24: "EMFILE", 28: "ENOSPC", 30: "EROFS", 36: "ENAMETOOLONG", 39: "ENOTEMPTY",
-  40: "ELOOP", 122: "EDQUOT",
+  1: "EPERM",
+  2: "ENOENT",
+  3: "ESRCH",
+  4: "EINTR",
+  5: "EIO",
+  9: "EBADF",
+  13: "EACCES",
+  17: "EEXIST",
+  18: "EXDEV",
+  20: "ENOTDIR",
+  21: "EISDIR",
+  24: "EMFILE",
+  28: "ENOSPC",
+  30: "EROFS",
+  36: "ENAMETOOLONG",
+  39: "ENOTEMPTY",
+  40: "ELOOP",
+  122: "EDQUOT",
 };
 
 const encoder = new TextEncoder();
@@ -444,8 +452,7 @@ function statxToStat(view: DataView): FsDriverStat {
   const ctimeMs = Number(view.getBigInt64(96, true)) * 1000;
   const major = view.getUint32(136, true);
   const minor = view.getUint32(140, true);
-  const dev =
-    ((BigInt(major) & 0xfffff000n) << 32n) | ((BigInt(major) & 0xfffn) << 8n) | ((BigInt(minor) & 0xffffff00n) << 12n) | (BigInt(minor) & 0xffn);
+  const dev = ((BigInt(major) & 0xfffff000n) << 32n) | ((BigInt(major) & 0xfffn) << 8n) | ((BigInt(minor) & 0xffffff00n) << 12n) | (BigInt(minor) & 0xffn);
   const format = mode & 0o170000;
   const type = format === 0o100000 ? "file" : format === 0o040000 ? "directory" : format === 0o120000 ? "symlink" : "other";
   return {

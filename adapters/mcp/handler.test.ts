@@ -6,7 +6,12 @@ import { createMcpHttpHandler, MCP_HTTP_DEFAULTS, type McpHttpOptions } from "./
 
 const URL_ = "http://127.0.0.1:8765/mcp";
 const HEADERS = { Host: "127.0.0.1:8765", "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
-const INITIALIZE = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } } });
+const INITIALIZE = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+});
 const CHUNK = 64 * 1024;
 
 function handler(options: Partial<McpHttpOptions> = {}) {
@@ -58,7 +63,9 @@ async function status(h: ReturnType<typeof handler>, request: Request): Promise<
 }
 
 const listen = (h: ReturnType<typeof handler>, id: string) =>
-  h.fetch(new Request(URL_, { method: "GET", headers: { ...HEADERS, Accept: "text/event-stream", "Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-11-25" } }));
+  h.fetch(
+    new Request(URL_, { method: "GET", headers: { ...HEADERS, Accept: "text/event-stream", "Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-11-25" } }),
+  );
 
 const ping = (id: string) => post(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" }), { "Mcp-Session-Id": id, "Mcp-Protocol-Version": "2025-11-25" });
 

@@ -44,7 +44,12 @@ async function start(env: Record<string, string> = {}, ...extra: string[]): Prom
   throw new Error("the server ended before it listened");
 }
 
-async function client(url: URL, headers: Record<string, string> = {}, configure?: (c: Client) => void, options?: ConstructorParameters<typeof Client>[1]): Promise<Client> {
+async function client(
+  url: URL,
+  headers: Record<string, string> = {},
+  configure?: (c: Client) => void,
+  options?: ConstructorParameters<typeof Client>[1],
+): Promise<Client> {
   const c = new Client({ name: "http-test", version: "1.0.0" }, options);
   configure?.(c);
   await c.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
@@ -100,14 +105,23 @@ describe("Streamable HTTP", () => {
 
   test("a foreign Host or Origin is refused before anything else (DNS rebinding)", async () => {
     const url = await start();
-    const initialize = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } } });
+    const initialize = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "x", version: "1" } },
+    });
     // node:http, since fetch will not send a Host header of the caller's choosing (a browser's rebinding would).
     const post = (headers: Record<string, string>) =>
       new Promise<{ status: number; session: string | undefined }>((resolve, reject) => {
-        const req = request(url, { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...headers } }, (res) => {
-          res.resume();
-          resolve({ status: res.statusCode ?? 0, session: res.headers["mcp-session-id"] as string | undefined });
-        });
+        const req = request(
+          url,
+          { method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream", ...headers } },
+          (res) => {
+            res.resume();
+            resolve({ status: res.statusCode ?? 0, session: res.headers["mcp-session-id"] as string | undefined });
+          },
+        );
         req.on("error", reject);
         req.end(initialize);
       });
@@ -170,7 +184,11 @@ describe("Streamable HTTP", () => {
   test("--max-message-bytes, --max-sessions and --idle-timeout set the handler's bounds", async () => {
     const url = await start({}, "--max-message-bytes", "2048", "--max-sessions", "1", "--idle-timeout", "3600");
     const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
-    const big = await fetch(url, { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { pad: "x".repeat(4096) } }) });
+    const big = await fetch(url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { pad: "x".repeat(4096) } }),
+    });
     expect(big.status).toBe(413);
     expect(await big.json()).toMatchObject({ error: { message: expect.stringContaining("2048 bytes") } });
     const first = await client(url);
@@ -237,7 +255,10 @@ describe("Streamable HTTP", () => {
 });
 
 test("a non-loopback --http without a token is refused at startup", async () => {
-  const child = spawn(process.execPath, [cli, "mcp", "--root", tmpdir(), "--http", "0.0.0.0:0"], { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, TOOLFS_MCP_TOKEN: "" } });
+  const child = spawn(process.execPath, [cli, "mcp", "--root", tmpdir(), "--http", "0.0.0.0:0"], {
+    stdio: ["ignore", "ignore", "pipe"],
+    env: { ...process.env, TOOLFS_MCP_TOKEN: "" },
+  });
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const status = await new Promise((resolve) => child.once("close", resolve));

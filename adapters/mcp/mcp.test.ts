@@ -83,7 +83,12 @@ describe("tools", () => {
     const glob = await client.callTool({ name: "glob", arguments: { pattern: "*" } });
     expect(glob.structuredContent).toEqual({ shape: "paths", root: ".", paths: ["a.txt"], truncated: false, total: 1 });
     const grep = await client.callTool({ name: "grep", arguments: { pattern: "beta" } });
-    expect(grep.structuredContent).toEqual({ shape: "matches", files: [{ path: "a.txt", matches: [{ lineNumber: 1, line: "beta" }] }], truncated: false, total: 1 });
+    expect(grep.structuredContent).toEqual({
+      shape: "matches",
+      files: [{ path: "a.txt", matches: [{ lineNumber: 1, line: "beta" }] }],
+      truncated: false,
+      total: 1,
+    });
   });
 
   test("failures are tool results with isError and the code; an unknown tool is a protocol error; the server keeps serving", async () => {
@@ -105,7 +110,10 @@ describe("tools", () => {
 
   test("a write outside the roots is refused under the default sandbox, and bash is not offered", async () => {
     const runtime = seeded({ "/ws/a.txt": "a\n", "/elsewhere/b.txt": "b\n" });
-    const { client } = await connect({ runtime: { ...runtime, workspace: async (roots) => ({ ...(await runtime.workspace(roots)), runner: {} as never }) }, roots: ["/ws"] });
+    const { client } = await connect({
+      runtime: { ...runtime, workspace: async (roots) => ({ ...(await runtime.workspace(roots)), runner: {} as never }) },
+      roots: ["/ws"],
+    });
     expect((await client.listTools()).tools.map((t) => t.name)).not.toContain("bash");
     const denied = await client.callTool({ name: "write", arguments: { path: "/elsewhere/c.txt", content: "x" } });
     expect(denied.structuredContent).toEqual({ error: { name: "FsError", code: "FS_SANDBOX_DENIED" } });
@@ -154,7 +162,11 @@ describe("roots", () => {
     const runtime = seeded({ "/app/src/a.ts": "app\n", "/x/lib/src/a.ts": "first lib\n", "/y/lib/src/a.ts": "second lib\n" });
     const roots = [{ uri: "file:///app" }, { uri: "file:///x/lib" }, { uri: "file:///y/lib" }];
     const { client } = await connect({ runtime }, { capabilities: { roots: {} } }, (c) => c.setRequestHandler("roots/list", async () => ({ roots })));
-    for (const [path, content] of [["src/a.ts", "app"], ["lib/src/a.ts", "first lib"], ["lib-2/src/a.ts", "second lib"]] as const) {
+    for (const [path, content] of [
+      ["src/a.ts", "app"],
+      ["lib/src/a.ts", "first lib"],
+      ["lib-2/src/a.ts", "second lib"],
+    ] as const) {
       const read = await client.callTool({ name: "read", arguments: { path } });
       expect(text(read)).toContain(`1: ${content}`);
       expect(read.structuredContent).toMatchObject({ path });
@@ -252,7 +264,9 @@ describe("sandbox options", () => {
     const runtime = seeded({ "/ws/a.txt": "a\n", "/ws/.env": "TOKEN=secret\n", "/ws/app/.env": "TOKEN=secret\n" });
     const { client } = await connect({ runtime, roots: ["/ws"], deny: [".env"] });
     for (const path of [".env", "app/.env", "/ws/app/.env"]) {
-      expect((await client.callTool({ name: "read", arguments: { path } })).structuredContent).toEqual({ error: { name: "FsError", code: "FS_SANDBOX_DENIED" } });
+      expect((await client.callTool({ name: "read", arguments: { path } })).structuredContent).toEqual({
+        error: { name: "FsError", code: "FS_SANDBOX_DENIED" },
+      });
     }
     expect((await client.callTool({ name: "glob", arguments: { pattern: "*" } })).structuredContent).toMatchObject({ paths: ["a.txt"], total: 1 });
     const grep = await client.callTool({ name: "grep", arguments: { pattern: "TOKEN" } });
@@ -265,7 +279,9 @@ describe("sandbox options", () => {
     const confined = withRunner(seeded(), available);
     const a = await connect({ runtime: confined.runtime, roots: ["/ws"] });
     const bash = (await a.client.listTools()).tools.find((t) => t.name === "bash");
-    expect(bash?.description).toContain("Commands run sandboxed: files can be written only in /ws (not in .git); only /ws, the system directories and a private /tmp are visible; there is no network.");
+    expect(bash?.description).toContain(
+      "Commands run sandboxed: files can be written only in /ws (not in .git); only /ws, the system directories and a private /tmp are visible; there is no network.",
+    );
     expect(a.session.withheld).toEqual({});
     expect(confined.asked.count).toBe(1);
 
@@ -317,7 +333,10 @@ describe("sandbox options", () => {
     expect(retried.structuredContent).toEqual({ error: { name: "FsError", code: "FS_SANDBOX_DENIED" } });
     const hook = { path: ".git/hooks/pre-commit", content: "#!/bin/sh\n" };
     expect(text(await client.callTool({ name: "write", arguments: hook }))).toContain("retry this exact call once with sandbox_permissions");
-    const approved = await client.callTool({ name: "write", arguments: { ...hook, sandbox_permissions: "full-access", justification: "The user wants this hook." } });
+    const approved = await client.callTool({
+      name: "write",
+      arguments: { ...hook, sandbox_permissions: "full-access", justification: "The user wants this hook." },
+    });
     expect(approved.isError).toBeFalsy();
     expect(asked).toHaveLength(1);
     expect(runtime.volume.existsSync("/elsewhere/new.txt")).toBe(false);
@@ -412,7 +431,10 @@ test("notifications/cancelled stops a large read mid-way: the provider reads not
         return typeof value === "function" ? value.bind(target) : value;
       },
     });
-  const slow: McpRuntime = { ...runtime, workspace: async (roots) => ({ ...(await runtime.workspace(roots)), fs: instrument((await runtime.workspace(roots)).fs) }) };
+  const slow: McpRuntime = {
+    ...runtime,
+    workspace: async (roots) => ({ ...(await runtime.workspace(roots)), fs: instrument((await runtime.workspace(roots)).fs) }),
+  };
   const { client } = await connect({ runtime: slow, roots: ["/ws"] });
   const controller = new AbortController();
   // The last line: read must count every line feed of the file to reach it.
@@ -474,7 +496,10 @@ describe("escalation through elicitation", () => {
     );
     await client.callTool({ name: "read", arguments: { path: "notes.txt" } });
     expect(text(await client.callTool({ name: "write", arguments: { path: "notes.txt", content: "x" } }))).toContain('resolves to "/elsewhere/secret.txt"');
-    const approved = await client.callTool({ name: "write", arguments: { path: "notes.txt", content: "x", sandbox_permissions: "full-access", justification: "Asked." } });
+    const approved = await client.callTool({
+      name: "write",
+      arguments: { path: "notes.txt", content: "x", sandbox_permissions: "full-access", justification: "Asked." },
+    });
     expect(approved.isError).toBeFalsy();
     expect(asked).toEqual([
       {

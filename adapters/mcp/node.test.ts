@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, expect, onTestFinished, test } from "vitest";
 import { detectBubblewrap } from "../../core/mod.ts";
 import { outsideTemp } from "../../test/outside.ts";
-import { nodeMcpHost } from "../cli/mcp_node.ts";
+import { nodeMcpHost } from "../cli/mcp.node.ts";
 import { createNodeProcessRunner } from "../node/mod.ts";
 import type { ToolfsMcpOptions } from "./mod.ts";
 import { pair } from "./support.ts";

@@ -25,7 +25,7 @@ const servers = {
     const { rgPath } = await import("@vscode/ripgrep");
     const reads = [root, realpathSync(join(root, "node_modules")), ws, tmpdir()].join(",");
     const args = ["run", "--no-prompt", `--allow-read=${reads}`, `--allow-write=${ws},${tmpdir()}`, "--allow-env=npm_config_arch", `--allow-run=${rgPath}`];
-    return { command: deno, args: [...args, join(root, "adapters/cli/main_deno.ts"), "mcp", "--root", ws, "--backend", "overlay"] };
+    return { command: deno, args: [...args, join(root, "adapters/cli/main.deno.ts"), "mcp", "--root", ws, "--backend", "overlay"] };
   },
 };
 
@@ -56,7 +56,12 @@ describe.each(Object.entries(servers))("toolfs mcp --backend overlay on %s", (_,
 
 describe("toolfs mcp --backend memory (the built bin)", () => {
   test("the root is loaded into memory: edits and searches see the copy, the files on disk stay as they were", async () => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: [cli, "mcp", "--root", ws, "--backend", "memory"], env: { PATH: process.env.PATH ?? "" }, stderr: "pipe" });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [cli, "mcp", "--root", ws, "--backend", "memory"],
+      env: { PATH: process.env.PATH ?? "" },
+      stderr: "pipe",
+    });
     const client = new Client({ name: "memory-test", version: "1.0.0" });
     await client.connect(transport);
     try {

@@ -78,7 +78,9 @@ describe("an overlay session", () => {
     const result = await call("commit", {});
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toEqual({ committed: ["a.txt", "new.txt"], conflicts: [], pending: [] });
-    expect(asked).toEqual(["Apply 2 changed files: a.txt (modified), new.txt (created) to the real files? The patch is the resource toolfs://overlay/changes.patch."]);
+    expect(asked).toEqual([
+      "Apply 2 changed files: a.txt (modified), new.txt (created) to the real files? The patch is the resource toolfs://overlay/changes.patch.",
+    ]);
     expect([runtime.volume.readFileSync("/ws/a.txt", "utf8"), runtime.volume.readFileSync("/ws/new.txt", "utf8")]).toEqual(["beta\n", "n\n"]);
     expect((await call("commit", {})).content).toEqual([{ type: "text", text: "Nothing to commit: no file was changed." }]);
   });

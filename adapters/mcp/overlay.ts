@@ -49,14 +49,23 @@ export async function callCommit(
     return failure("ToolError", "TOOL_INVALID_ARGUMENTS", "Invalid arguments for commit: give paths as a list of file or folder paths, or nothing");
   }
   const changes = overlay.changes();
-  if (changes.length === 0) return { content: [{ type: "text", text: "Nothing to commit: no file was changed." }], structuredContent: { committed: [], conflicts: [], pending: [] } };
+  if (changes.length === 0)
+    return { content: [{ type: "text", text: "Nothing to commit: no file was changed." }], structuredContent: { committed: [], conflicts: [], pending: [] } };
   const listed = changes.map((c) => `${c.path} (${c.status})`).join(", ");
-  const scope = paths === undefined ? `${changes.length === 1 ? "1 changed file" : `${changes.length} changed files`}: ${listed}` : `${(paths as string[]).join(", ")} (of ${listed})`;
+  const scope =
+    paths === undefined
+      ? `${changes.length === 1 ? "1 changed file" : `${changes.length} changed files`}: ${listed}`
+      : `${(paths as string[]).join(", ")} (of ${listed})`;
   const approval = await ask(`Apply ${scope} to the real files? The patch is the resource ${CHANGES_URI}.`);
   if (approval === "unavailable") {
-    return failure("McpError", "MCP_COMMIT_UNAPPROVED", `Nobody can approve a commit from this client, so nothing was applied. Tell the user the changes are in ${CHANGES_URI}.`);
+    return failure(
+      "McpError",
+      "MCP_COMMIT_UNAPPROVED",
+      `Nobody can approve a commit from this client, so nothing was applied. Tell the user the changes are in ${CHANGES_URI}.`,
+    );
   }
-  if (approval !== "accept") return failure("McpError", "MCP_COMMIT_UNAPPROVED", "The user did not approve the commit; nothing was applied. Do not retry it unless asked.");
+  if (approval !== "accept")
+    return failure("McpError", "MCP_COMMIT_UNAPPROVED", "The user did not approve the commit; nothing was applied. Do not retry it unless asked.");
   let result: OverlayCommitResult;
   try {
     result = await overlay.commit({ ...(paths === undefined ? {} : { paths: paths as string[] }), ...(signal ? { signal } : {}) });

@@ -2,14 +2,7 @@
 // so the model sees the toolkit's own descriptions and JSON Schemas and the toolkit (not the SDK) judges
 // arguments, with coded results. Runtime-neutral: the runtime's providers arrive through McpRuntime.
 import { callCommit, CHANGES_RESOURCE, CHANGES_URI, COMMIT_TOOL, type CommitApproval, readChanges } from "./overlay.ts";
-import {
-  type CallToolResult,
-  type ElicitResult,
-  ProtocolError,
-  ProtocolErrorCode,
-  Server,
-  type Tool as McpTool,
-} from "@modelcontextprotocol/server";
+import { type CallToolResult, type ElicitResult, ProtocolError, ProtocolErrorCode, Server, type Tool as McpTool } from "@modelcontextprotocol/server";
 import {
   approvalMessage,
   approvalText,
@@ -301,7 +294,12 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
     if (!current) {
       answer = noRoots(Boolean(server.getClientCapabilities()?.roots));
     } else if (name === COMMIT_TOOL.name && current.overlay) {
-      answer = await callCommit(current.overlay, (args ?? {}) as Record<string, unknown>, (message) => approveCommit(message, ctx.mcpReq.signal), ctx.mcpReq.signal);
+      answer = await callCommit(
+        current.overlay,
+        (args ?? {}) as Record<string, unknown>,
+        (message) => approveCommit(message, ctx.mcpReq.signal),
+        ctx.mcpReq.signal,
+      );
     } else {
       // Roots that change mid-call do not move a call already running.
       const result = await current.toolkit.call(name, args ?? {}, { signal: ctx.mcpReq.signal, actor });
@@ -323,7 +321,13 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
 
 type Approver = (request: ApprovalRequest) => Promise<ApprovalOutcome>;
 
-function build(options: ToolfsMcpOptions, sandbox: Omit<SandboxOptions, "approve">, workspace: McpWorkspace, roots: readonly string[], approve: Approver | undefined): Toolkit {
+function build(
+  options: ToolfsMcpOptions,
+  sandbox: Omit<SandboxOptions, "approve">,
+  workspace: McpWorkspace,
+  roots: readonly string[],
+  approve: Approver | undefined,
+): Toolkit {
   return createToolkit({
     fs: workspace.fs,
     // Every root is fenced as the first is; paths in the others are shown as name/path (core/tools/roots.ts).
@@ -343,7 +347,7 @@ function build(options: ToolfsMcpOptions, sandbox: Omit<SandboxOptions, "approve
 function instructions(toolkit: Toolkit, roots: readonly string[] | undefined, overlaid: boolean): string {
   const kept = overlaid ? "\nWrites are kept apart from the real files until commit applies them, with the user's approval." : "";
   // With several roots the guidance itself says where each is and how its paths are written.
-  if (!roots || roots.length !== 1) return `${toolkit.guidance}${kept}`;
+  if (roots?.length !== 1) return `${toolkit.guidance}${kept}`;
   return `${toolkit.guidance}${kept}\nWorkspace: ${roots[0]} (relative paths start here).`;
 }
 

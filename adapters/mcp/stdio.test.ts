@@ -56,7 +56,7 @@ async function denoArgs(...extra: string[]): Promise<string[]> {
     `--allow-write=${[ws, tmpdir(), ...outside].join(",")}`,
     "--allow-env=npm_config_arch",
     `--allow-run=${rgPath},bash,setsid,kill,ps`,
-    join(root, "adapters/cli/main_deno.ts"),
+    join(root, "adapters/cli/main.deno.ts"),
     "mcp",
     ...extra,
   ];
@@ -232,7 +232,14 @@ test.for(Object.keys(servers) as (keyof typeof servers)[])("the v1 client (@mode
   const client = new V1Client({ name: "v1", version: "1.0.0" });
   await client.connect(transport);
   try {
-    expect((await client.listTools()).tools.map((t) => t.annotations?.readOnlyHint)).toEqual([true, false, false, true, true, ...(confinement.available ? [false] : [])]);
+    expect((await client.listTools()).tools.map((t) => t.annotations?.readOnlyHint)).toEqual([
+      true,
+      false,
+      false,
+      true,
+      true,
+      ...(confinement.available ? [false] : []),
+    ]);
     const read = await client.callTool({ name: "read", arguments: { path: "notes.txt" } });
     expect((read.content as { text: string }[])[0]!.text).toContain("1: first line");
     const write = await client.callTool({ name: "write", arguments: { path: "notes.txt", content: "second\n" } });
@@ -245,7 +252,11 @@ test.for(Object.keys(servers) as (keyof typeof servers)[])("the v1 client (@mode
 test("notifications/cancelled stops a running bash command's process tree", async () => {
   const pidFile = join(ws, "pid");
   // Unconfined (full access reads anywhere; nothing denied), so the pid the command prints is the host's.
-  const transport = new StdioClientTransport({ command: process.execPath, args: [cli, "mcp", "--root", ws, "--sandbox", "full-access"], env: { PATH: process.env.PATH ?? "" } });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [cli, "mcp", "--root", ws, "--sandbox", "full-access"],
+    env: { PATH: process.env.PATH ?? "" },
+  });
   const client = new Client({ name: "cancel-test", version: "1.0.0" });
   await client.connect(transport);
   try {
@@ -284,7 +295,9 @@ describe.each(Object.entries(servers))("the MCP Inspector's CLI mode (an indepen
   test("calls read and write", async () => {
     const read = JSON.parse((await inspect("--method", "tools/call", "--tool-name", "read", "--tool-arg", "path=notes.txt")).stdout);
     expect(read.content[0].text).toBe("1: first line\n\n(End of file: 1 line.)");
-    const write = JSON.parse((await inspect("--method", "tools/call", "--tool-name", "write", "--tool-arg", "path=new.txt", "content=made by the inspector")).stdout);
+    const write = JSON.parse(
+      (await inspect("--method", "tools/call", "--tool-name", "write", "--tool-arg", "path=new.txt", "content=made by the inspector")).stdout,
+    );
     expect(write.structuredContent).toMatchObject({ path: "new.txt", operation: "create" });
     expect(readFileSync(join(ws, "new.txt"), "utf8")).toBe("made by the inspector");
   });
@@ -296,7 +309,7 @@ function rawPeer(child: ChildProcessWithoutNullStreams) {
   const waiters: (() => void)[] = [];
   createInterface({ input: child.stdout }).on("line", (line) => {
     lines.push(line);
-    waiters.splice(0).forEach((wake) => wake());
+    for (const wake of waiters.splice(0)) wake();
   });
   return {
     send: (text: string) => child.stdin.write(`${text}\n`),
@@ -311,7 +324,14 @@ test("malformed requests, unknown methods and tools, and huge arguments get JSON
   const child = spawn(process.execPath, [cli, "mcp", "--root", ws], { stdio: ["pipe", "pipe", "pipe"] });
   const peer = rawPeer(child);
   try {
-    peer.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }));
+    peer.send(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+      }),
+    );
     expect(await peer.next()).toMatchObject({ id: 1, result: { serverInfo: { name: "toolfs" } } });
     peer.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
     peer.send("{this is not json");
@@ -340,13 +360,24 @@ describe.each(Object.entries(servers))("a message over the line limit, to toolfs
     const exited = new Promise<number | null>((resolve) => child.once("close", resolve));
     const peer = rawPeer(child);
     try {
-      peer.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } }));
+      peer.send(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "initialize",
+          params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+        }),
+      );
       expect(await peer.next()).toMatchObject({ id: 1, result: { serverInfo: { name: "toolfs" } } });
       peer.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
       // 16 MiB, over the default 10 MiB (the SDK's buffer, on which the server used to end with status 0).
       const huge = "x".repeat(16 << 20);
       peer.send(JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "write", arguments: { path: "huge.txt", content: huge } } }));
-      expect(await peer.next()).toMatchObject({ jsonrpc: "2.0", id: 7, error: { code: -32600, data: { messageBytes: (16 << 20) + 117, maxMessageBytes: 10 << 20 } } });
+      expect(await peer.next()).toMatchObject({
+        jsonrpc: "2.0",
+        id: 7,
+        error: { code: -32600, data: { messageBytes: (16 << 20) + 117, maxMessageBytes: 10 << 20 } },
+      });
       // Its id past what is kept of its start: answered with id null.
       peer.send(`{"jsonrpc":"2.0","params":{"x":"${huge}"},"id":8,"method":"ping"}`);
       expect(await peer.next()).toMatchObject({ id: null, error: { code: -32600 } });

@@ -38,7 +38,11 @@ export interface Paired {
 }
 
 /** A v2 client connected in memory to a fresh session; `configure` registers client handlers before connecting. */
-export async function pair(options: ToolfsMcpOptions, clientOptions?: ConstructorParameters<typeof Client>[1], configure?: (client: Client) => void): Promise<Paired> {
+export async function pair(
+  options: ToolfsMcpOptions,
+  clientOptions?: ConstructorParameters<typeof Client>[1],
+  configure?: (client: Client) => void,
+): Promise<Paired> {
   const session = await createToolfsMcpSession(options);
   const client = new Client({ name: "toolfs-test", version: "1.0.0" }, clientOptions);
   configure?.(client);

@@ -115,7 +115,10 @@ class MemoryDriver implements FsDriver {
   }
 
   async open(path: string): Promise<FsDriverHandle> {
-    return readHandle(this.#vol, memfsCall(() => this.#vol.openSync(path, "r")));
+    return readHandle(
+      this.#vol,
+      memfsCall(() => this.#vol.openSync(path, "r")),
+    );
   }
 
   async openDirectory(path: string): Promise<FsDirectory> {
@@ -195,7 +198,10 @@ class MemoryDirectory implements FsDirectory {
     const buffer = new Uint8Array(maxBytes);
     const fd = memfsCall(() => vol.openSync(path, "r"));
     try {
-      return buffer.subarray(0, memfsCall(() => vol.readSync(fd, buffer, 0, maxBytes, 0)));
+      return buffer.subarray(
+        0,
+        memfsCall(() => vol.readSync(fd, buffer, 0, maxBytes, 0)),
+      );
     } finally {
       vol.closeSync(fd);
     }
@@ -207,7 +213,10 @@ class MemoryDirectory implements FsDirectory {
     const path = this.#at(name);
     const stat = probeRaw(() => vol.lstatSync(path));
     if (!stat || stat.isSymbolicLink()) return undefined;
-    return readHandle(vol, memfsCall(() => vol.openSync(path, "r")));
+    return readHandle(
+      vol,
+      memfsCall(() => vol.openSync(path, "r")),
+    );
   }
 
   async rename(from: string, to: string): Promise<void> {
@@ -331,4 +340,3 @@ function toStat(s: MemfsStats): FsDriverStat {
     id: String(s.ino),
   };
 }
-

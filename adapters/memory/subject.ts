@@ -1,6 +1,6 @@
 // Test support: a conformance subject on a fresh memfs volume, probed through the volume directly. Runs
 // unchanged under vitest and deno test.
-import { Volume } from "memfs";
+import type { Volume } from "memfs";
 import type { Probe, ProbeInfo, RaceHooks, Subject } from "../../conformance/mod.ts";
 import { createEngineBackend, type FileSystem, parentPath, resolvePath } from "../../core/mod.ts";
 import { createMemoryProvider, createMemoryVolume } from "./mod.ts";
@@ -64,7 +64,6 @@ function memorySwapper(volume: Volume, a: string, b: string): { stop(): Promise<
     },
   };
 }
-
 
 /** A probe over a memfs volume. */
 export function memoryProbe(volume: Volume, root: string, outside: string): Probe {

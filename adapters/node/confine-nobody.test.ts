@@ -9,11 +9,20 @@ const runner = createNodeProcessRunner();
 const root = join(import.meta.dirname, "..", "..");
 const unavailable = await nobodyUnavailable(runner, process.getuid?.() ?? null);
 
-test.skipIf(unavailable !== undefined)(`node confined bash as nobody: every confine case passes${unavailable ? ` (skipped: ${unavailable})` : ""}`, async () => {
-  // --configLoader runner: the default loader writes the bundled config into node_modules, which nobody may not.
-  const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
-  const { exitCode, output } = await runAsNobody(runner, root, [process.execPath, vitest, "run", "adapters/node/confine.test.ts", "--configLoader", "runner", "--reporter=dot"], { NO_COLOR: "1" });
-  const summary = /Tests\s+(.*)/.exec(output)?.[1] ?? "";
-  if (exitCode !== 0 || !/\d+ passed/.test(summary) || /failed/.test(summary)) throw new Error(`the run as nobody exited ${exitCode}: ${output}`);
-  console.log(`node confined bash as nobody: ${summary.trim()}`);
-}, 1_800_000);
+test.skipIf(unavailable !== undefined)(
+  `node confined bash as nobody: every confine case passes${unavailable ? ` (skipped: ${unavailable})` : ""}`,
+  async () => {
+    // --configLoader runner: the default loader writes the bundled config into node_modules, which nobody may not.
+    const vitest = join(root, "node_modules", "vitest", "vitest.mjs");
+    const { exitCode, output } = await runAsNobody(
+      runner,
+      root,
+      [process.execPath, vitest, "run", "adapters/node/confine.test.ts", "--configLoader", "runner", "--reporter=dot"],
+      { NO_COLOR: "1" },
+    );
+    const summary = /Tests\s+(.*)/.exec(output)?.[1] ?? "";
+    if (exitCode !== 0 || !/\d+ passed/.test(summary) || /failed/.test(summary)) throw new Error(`the run as nobody exited ${exitCode}: ${output}`);
+    console.log(`node confined bash as nobody: ${summary.trim()}`);
+  },
+  1_800_000,
+);

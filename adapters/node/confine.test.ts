@@ -34,7 +34,8 @@ await registerConfineCases(
     listen: () => listen(),
     listenUnix: (path) => listen(path),
     node: process.execPath,
-    runnerWithEnv: (vars) => createProcessRunner({ ...nodeProcessDriver, spawn: (request) => nodeProcessDriver.spawn({ ...request, env: { ...request.env, ...vars } }) }),
+    runnerWithEnv: (vars) =>
+      createProcessRunner({ ...nodeProcessDriver, spawn: (request) => nodeProcessDriver.spawn({ ...request, env: { ...request.env, ...vars } }) }),
   },
   "node",
 );

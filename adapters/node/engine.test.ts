@@ -60,7 +60,10 @@ describe("createNodeSearchBackend's engine option", () => {
       expect([result.searchedBy, result.fallback?.from]).toEqual(["engine", "ripgrep"]);
       expect(result.fallback?.reason).toContain("ripgrep could not be found");
       const kit = createToolkit({ fs: provider, search: backend, tools: ["glob", "grep"], workspace: probe.root });
-      for (const [tool, args] of [["glob", { pattern: "*.ts" }], ["grep", { pattern: "alpha" }]] as const) {
+      for (const [tool, args] of [
+        ["glob", { pattern: "*.ts" }],
+        ["grep", { pattern: "alpha" }],
+      ] as const) {
         const call = await kit.call(tool, args);
         expect(call.content, tool).toContain("(Searched by engine: ripgrep could not run here.)");
         expect(call.meta.searchedBy, tool).toBe("engine");

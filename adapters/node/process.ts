@@ -132,6 +132,10 @@ function environment(changes: Readonly<Record<string, string | undefined>>): Nod
 async function classify(request: SpawnRequest, error: unknown): Promise<ProcessError> {
   const errno = (error as { code?: unknown } | null)?.code;
   let cwdUsable = true;
-  if (request.cwd !== undefined) cwdUsable = await fsp.stat(request.cwd).then((s) => s.isDirectory(), () => false);
+  if (request.cwd !== undefined)
+    cwdUsable = await fsp.stat(request.cwd).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
   return spawnFailure(request.command, request.cwd, typeof errno === "string" ? errno : undefined, cwdUsable, error);
 }

@@ -71,7 +71,10 @@ describe("createToolfsEditor", () => {
   test("creates a file through a no-replace publication, and refuses to create over an existing one", async () => {
     const { fs, volume } = setup();
     const editor = createToolfsEditor({ fs });
-    expect(await editor.createFile({ type: "create_file", path: "new.md", diff: "+# Title\n+body\n" }, context)).toEqual({ status: "completed", output: "Created new.md" });
+    expect(await editor.createFile({ type: "create_file", path: "new.md", diff: "+# Title\n+body\n" }, context)).toEqual({
+      status: "completed",
+      output: "Created new.md",
+    });
     expect(volume.readFileSync("/ws/new.md", "utf8")).toBe("# Title\nbody\n");
     const again = await editor.createFile({ type: "create_file", path: "a.txt", diff: "+x\n" }, context);
     expect(again).toMatchObject({ status: "failed" });
@@ -119,7 +122,10 @@ describe("createToolfsEditor", () => {
     expect(outside).toMatchObject({ status: "failed" });
     expect((outside as { output: string }).output).toContain("[sandbox: workspace-write]");
     expect(volume.existsSync("/elsewhere/x.txt")).toBe(false);
-    expect(await editor.deleteFile({ type: "delete_file", path: "a.txt" }, context)).toEqual({ status: "failed", output: "Cannot delete a.txt: this editor cannot delete files" });
+    expect(await editor.deleteFile({ type: "delete_file", path: "a.txt" }, context)).toEqual({
+      status: "failed",
+      output: "Cannot delete a.txt: this editor cannot delete files",
+    });
     expect(await editor.updateFile({ type: "update_file", path: "a.txt", diff: "", moveTo: "b.txt" }, context)).toMatchObject({ status: "failed" });
     expect(volume.readFileSync("/ws/a.txt", "utf8")).toBe("alpha\n");
   });

@@ -73,7 +73,10 @@ export const encodingGroup: ConformanceGroup = {
         const names = ["日本語.txt", "a b#c%d.txt", "quote'\"s.md", "ünïcödé"];
         for (const name of names) await provider.write(await provider.resolve(`dir/${name}`), utf8(name));
         for (const name of names) assertBytes(await probe.readFile(`dir/${name}`), name);
-        assertEquals((await provider.listDir(await provider.resolve("dir"))).map((e) => e.name), [...names].sort(byUtf8));
+        assertEquals(
+          (await provider.listDir(await provider.resolve("dir"))).map((e) => e.name),
+          [...names].sort(byUtf8),
+        );
       },
     },
     {

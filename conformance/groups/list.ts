@@ -22,7 +22,13 @@ export const listGroup: ConformanceGroup = {
         await probe.writeFile("d/f.txt", "x");
         await probe.mkdir("d/sub");
         const entries = await provider.listDir(await provider.resolve("d"));
-        assertEquals(entries.map((e) => [e.name, e.type]), [["f.txt", "file"], ["sub", "directory"]]);
+        assertEquals(
+          entries.map((e) => [e.name, e.type]),
+          [
+            ["f.txt", "file"],
+            ["sub", "directory"],
+          ],
+        );
       },
     },
     {
@@ -78,7 +84,10 @@ export const listGroup: ConformanceGroup = {
       name: "the workspace root lists through '.'",
       async run({ provider, probe }) {
         await probe.writeFile("top.txt", "x");
-        assertEquals((await provider.listDir(await provider.resolve("."))).map((e) => e.name), ["top.txt"]);
+        assertEquals(
+          (await provider.listDir(await provider.resolve("."))).map((e) => e.name),
+          ["top.txt"],
+        );
       },
     },
   ],

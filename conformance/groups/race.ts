@@ -101,7 +101,11 @@ export const raceGroup: ConformanceGroup = {
         const inside = await probe.list("d");
         const lost = created.filter((name) => !inside.includes(name));
         assertEquals(lost, [], "files reported created that are not in the workspace folder");
-        assertEquals(inside.filter((name) => name.includes(".toolfs-")), [], "staged or lock files left behind");
+        assertEquals(
+          inside.filter((name) => name.includes(".toolfs-")),
+          [],
+          "staged or lock files left behind",
+        );
         assert(replaced === 0 || text(await probe.readFile("d/victim.txt")).startsWith("replaced "), "the inside file holds a replacement");
       },
     },
@@ -173,8 +177,7 @@ export const raceGroup: ConformanceGroup = {
     },
     {
       name: `under the workspace read scope, ${SWAP_READS} rounds of read, write, edit, grep and glob racing a swapped directory, searching with the subject's backend without OS confinement: no outside byte or name in any result`,
-      skip: (traits) =>
-        needsPinnedReads(traits) ?? (traits.search === undefined ? "the subject has no search backend" : undefined),
+      skip: (traits) => needsPinnedReads(traits) ?? (traits.search === undefined ? "the subject has no search backend" : undefined),
       run: (subject) => toolsRace(subject, subject.search!, undefined),
     },
     {
@@ -183,10 +186,7 @@ export const raceGroup: ConformanceGroup = {
       async run({ provider, probe, races }) {
         await probe.writeFile("shared.txt", "start\n");
         const other: FileSystem = await races!.sibling!();
-        const [left, right] = await Promise.all([
-          appendRounds(provider, "shared.txt", "left", ROUNDS),
-          appendRounds(other, "shared.txt", "right", ROUNDS),
-        ]);
+        const [left, right] = await Promise.all([appendRounds(provider, "shared.txt", "left", ROUNDS), appendRounds(other, "shared.txt", "right", ROUNDS)]);
         const content = text(await probe.readFile("shared.txt"));
         assertEquals([...missing(content, "left", left), ...missing(content, "right", right)], [], "edits reported applied and missing");
         assertEquals(content.split("\n").length - 2, left.length + right.length, "lines appended");
@@ -228,7 +228,10 @@ export const raceGroup: ConformanceGroup = {
         await probe.writeFile("d/a.txt", "old\n");
         const writer = await races!.spawn!({ kind: "stall-locked", path: "d/a.txt" });
         await writer.waitFor("locked");
-        assert((await probe.list("d")).some((name) => name.endsWith(".toolfs-lock")), "the writer holds a lock file");
+        assert(
+          (await probe.list("d")).some((name) => name.endsWith(".toolfs-lock")),
+          "the writer holds a lock file",
+        );
         await writer.kill();
         await provider.write(await provider.resolve("d/a.txt"), new TextEncoder().encode("next\n"));
         assertBytes(await probe.readFile("d/a.txt"), "next\n");

@@ -80,7 +80,11 @@ export const readBytesGroup: ConformanceGroup = {
           running = false;
           await writer;
         }
-        assertEquals(Object.values(outcomes).reduce((a, b) => a + b, 0), GROW_READS, JSON.stringify(outcomes));
+        assertEquals(
+          Object.values(outcomes).reduce((a, b) => a + b, 0),
+          GROW_READS,
+          JSON.stringify(outcomes),
+        );
       },
     },
     {

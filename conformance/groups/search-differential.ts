@@ -29,9 +29,7 @@ function toConformanceCase(c: DifferentialCase): ConformanceCase {
   return {
     name: `${c.id} ${c.command}`,
     skip: (traits: SubjectTraits) =>
-      needsSearch(traits) ??
-      (c.setup.symlinks ? needsSymlinks(traits) : undefined) ??
-      (traits.search === "engine" ? c.engineSkip : undefined),
+      needsSearch(traits) ?? (c.setup.symlinks ? needsSymlinks(traits) : undefined) ?? (traits.search === "engine" ? c.engineSkip : undefined),
     async run(subject) {
       await seed(subject, c);
       if (c.kind === "files") await runFiles(subject, c);
@@ -97,7 +95,10 @@ function checkProblems(problems: readonly string[], c: FilesCase | GrepCase): vo
   }
   assertEquals(problems.length, expected.length, `problem count (${JSON.stringify(problems)})`);
   for (const fragment of expected) {
-    assert(problems.some((p) => p.includes(fragment)), `a problem should name ${fragment}: ${JSON.stringify(problems)}`);
+    assert(
+      problems.some((p) => p.includes(fragment)),
+      `a problem should name ${fragment}: ${JSON.stringify(problems)}`,
+    );
   }
 }
 
@@ -107,10 +108,14 @@ async function runGrep(subject: Subject, c: GrepCase): Promise<void> {
   const result: GrepResult = await searchGrep(backend(subject), request);
   checkSearchedBy(result);
   checkProblems(result.problems, c);
-  assertEquals(result.nothingSearched === true, c.nothingSearched === true, "nothingSearched (ripgrep's \"No files were searched\")");
+  assertEquals(result.nothingSearched === true, c.nothingSearched === true, 'nothingSearched (ripgrep\'s "No files were searched")');
   const files = [...result.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const expected = expectedGrepFiles(c.events ?? "");
-  assertEquals(files.map((f) => f.path), expected.map((f) => f.path), "files with matches");
+  assertEquals(
+    files.map((f) => f.path),
+    expected.map((f) => f.path),
+    "files with matches",
+  );
   for (const [i, want] of expected.entries()) {
     const got = files[i] as GrepFile;
     assertEquals(got.binaryOffset, want.binaryOffset, `${want.path}: binary offset`);

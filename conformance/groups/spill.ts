@@ -5,7 +5,10 @@ import type { ConformanceCase, ConformanceGroup } from "../suite.ts";
 import { needsOwners, needsSymlinks, text } from "../util.ts";
 
 async function refusal(save: Promise<unknown>): Promise<Error> {
-  const error = await save.then(() => undefined, (e: unknown) => e);
+  const error = await save.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   assert(isFsError(error, "FS_PERMISSION_DENIED"), `the save was refused FS_PERMISSION_DENIED, got ${String(error)}`);
   return error as Error;
 }

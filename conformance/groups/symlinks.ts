@@ -40,7 +40,10 @@ const cases: ConformanceCase[] = [
       await probe.symlink("gone.txt", "d/dangling");
       assertEquals(await provider.stat(await provider.resolve("d/dangling")), undefined);
       assertEquals((await provider.lstat("d/dangling"))?.type, "symlink");
-      assertEquals((await provider.listDir(await provider.resolve("d"))).map((e) => [e.name, e.type]), [["dangling", "symlink"]]);
+      assertEquals(
+        (await provider.listDir(await provider.resolve("d"))).map((e) => [e.name, e.type]),
+        [["dangling", "symlink"]],
+      );
     },
   },
   {
@@ -145,7 +148,10 @@ const cases: ConformanceCase[] = [
       await probe.symlink("loop-b", "d/loop-a");
       await probe.symlink("loop-a", "d/loop-b");
       await assertRejectsCode(provider.resolve("d/loop-a"), "FS_IO_ERROR");
-      assertEquals((await provider.listDir(await provider.resolve("d"))).map((e) => e.type), ["symlink", "symlink"]);
+      assertEquals(
+        (await provider.listDir(await provider.resolve("d"))).map((e) => e.type),
+        ["symlink", "symlink"],
+      );
     },
   },
   {
@@ -164,10 +170,13 @@ const cases: ConformanceCase[] = [
       await probe.writeFile("d/real.txt", "x");
       await probe.symlink("real.txt", "d/alias.txt");
       const entries = await provider.listDir(await provider.resolve("d"));
-      assertEquals(entries.map((e) => [e.name, e.type, e.target.key]), [
-        ["alias.txt", "symlink", under(probe.root, "d/real.txt")],
-        ["real.txt", "file", under(probe.root, "d/real.txt")],
-      ]);
+      assertEquals(
+        entries.map((e) => [e.name, e.type, e.target.key]),
+        [
+          ["alias.txt", "symlink", under(probe.root, "d/real.txt")],
+          ["real.txt", "file", under(probe.root, "d/real.txt")],
+        ],
+      );
     },
   },
   {

@@ -69,7 +69,11 @@ export const toolsAccessGroup: ConformanceGroup = {
         const result = await ok(kit(subject, { deny: DENY }), "glob", { pattern: "*" });
         assertEquals(result.content.split("\n").sort(), ["README.md", "app/main.ts"]);
         assertEquals(result.meta.total, 2);
-        const capped = await ok(toolkit(subject, { search: subject.search!, limits: { globMaxResults: 1 }, sandbox: { mode: "full-access", deny: DENY } }), "glob", { pattern: "*" });
+        const capped = await ok(
+          toolkit(subject, { search: subject.search!, limits: { globMaxResults: 1 }, sandbox: { mode: "full-access", deny: DENY } }),
+          "glob",
+          { pattern: "*" },
+        );
         includes(capped.content, "of 2 paths");
         excludes(capped.content, ".env", "server.pem", "private");
         await fails(kit(subject, { deny: DENY }), "glob", { pattern: "*", path: "private" }, "FS_SANDBOX_DENIED");
@@ -181,7 +185,13 @@ export const toolsAccessGroup: ConformanceGroup = {
         await subject.probe.writeFile(".git/config", "[core]\n");
         await subject.probe.writeFile(`${subject.probe.outside}/w/keep/x.txt`, "keep\n");
         const k = kit(subject, { protectedPaths: ["build", `${subject.probe.outside}/w/keep`], writableRoots: [`${subject.probe.outside}/w`] });
-        for (const path of [".git/config", ".git/hooks/pre-commit", "build/out.js", `${subject.probe.outside}/w/keep/x.txt`, `${subject.probe.outside}/w/.git/HEAD`]) {
+        for (const path of [
+          ".git/config",
+          ".git/hooks/pre-commit",
+          "build/out.js",
+          `${subject.probe.outside}/w/keep/x.txt`,
+          `${subject.probe.outside}/w/.git/HEAD`,
+        ]) {
           const result = await fails(k, "write", { path, content: "x" }, "FS_SANDBOX_DENIED");
           includes(result.content, "is protected");
         }
@@ -217,7 +227,14 @@ export const toolsAccessGroup: ConformanceGroup = {
         await subject.probe.writeFile("wt/HEAD", "ref: refs/heads/w\n");
         await subject.probe.writeFile("wt/commondir", "..\n");
         const k = kit(subject, {});
-        for (const path of ["sub/.git/hooks/pre-commit", "sub/.git/config", "a/b/c/.GIT/hooks/x", "mod/.git", "vendor/mod.git/hooks/pre-commit", "wt/hooks/x"]) {
+        for (const path of [
+          "sub/.git/hooks/pre-commit",
+          "sub/.git/config",
+          "a/b/c/.GIT/hooks/x",
+          "mod/.git",
+          "vendor/mod.git/hooks/pre-commit",
+          "wt/hooks/x",
+        ]) {
           const result = await fails(k, "write", { path, content: "x" }, "FS_SANDBOX_DENIED");
           includes(result.content, "is protected", "hooks and config");
         }

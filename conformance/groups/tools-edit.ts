@@ -158,7 +158,12 @@ export const toolsEditGroup: ConformanceGroup = {
         await subject.probe.writeFile("a.txt", "a b c\n");
         const kit = toolkit(subject);
         await ok(kit, "read", { path: "a.txt" });
-        for (const [from, to] of [["a", "A"], ["b", "B"], ["c", "C"]]) await ok(kit, "edit", { path: "a.txt", old_string: from, new_string: to });
+        for (const [from, to] of [
+          ["a", "A"],
+          ["b", "B"],
+          ["c", "C"],
+        ])
+          await ok(kit, "edit", { path: "a.txt", old_string: from, new_string: to });
         assertBytes(await subject.probe.readFile("a.txt"), "A B C\n");
       },
     },
@@ -175,14 +180,17 @@ export const toolsEditGroup: ConformanceGroup = {
     {
       name: "50 concurrent edits of one file by one actor all apply, none lost",
       async run(subject) {
-        const initial = Array.from({ length: 50 }, (_, i) => `slot ${i}: empty`).join("\n") + "\n";
+        const initial = `${Array.from({ length: 50 }, (_, i) => `slot ${i}: empty`).join("\n")}\n`;
         await subject.probe.writeFile("race.txt", initial);
         const kit = toolkit(subject);
         await ok(kit, "read", { path: "race.txt" });
         const results = await Promise.all(
           Array.from({ length: 50 }, (_, i) => kit.call("edit", { path: "race.txt", old_string: `slot ${i}: empty`, new_string: `slot ${i}: filled` })),
         );
-        assertEquals(results.filter((r) => r.isError).map((r) => r.content), []);
+        assertEquals(
+          results.filter((r) => r.isError).map((r) => r.content),
+          [],
+        );
         const final = new TextDecoder().decode(await subject.probe.readFile("race.txt"));
         assertEquals((final.match(/filled/g) ?? []).length, 50, "every edit is in the file");
         assertEquals(final.split("\n").length, 51, "the file's shape is intact");

@@ -109,11 +109,14 @@ export const toolsPolicyGroup: ConformanceGroup = {
           kit.call("edit", { path: "f.txt", old_string: "beta", new_string: "BETA" }),
           kit.call("edit", { path: "f.txt", old_string: "gamma", new_string: "GAMMA" }),
         ]);
-        assertEquals(results.map((r) => [r.isError, r.content.split("\n")[0]]), [
-          [false, "Edited f.txt: replaced 1 occurrence at line 1 (+1 -1 lines)."],
-          [false, "Edited f.txt: replaced 1 occurrence at line 2 (+1 -1 lines)."],
-          [false, "Edited f.txt: replaced 1 occurrence at line 3 (+1 -1 lines)."],
-        ]);
+        assertEquals(
+          results.map((r) => [r.isError, r.content.split("\n")[0]]),
+          [
+            [false, "Edited f.txt: replaced 1 occurrence at line 1 (+1 -1 lines)."],
+            [false, "Edited f.txt: replaced 1 occurrence at line 2 (+1 -1 lines)."],
+            [false, "Edited f.txt: replaced 1 occurrence at line 3 (+1 -1 lines)."],
+          ],
+        );
         assertBytes(await subject.probe.readFile("f.txt"), "ALPHA\nBETA\nGAMMA\n");
       },
     },
@@ -147,7 +150,10 @@ export const toolsPolicyGroup: ConformanceGroup = {
           kit.call("edit", { path: "link.txt", old_string: "a", new_string: "A" }),
           kit.call("edit", { path: "f.txt", old_string: "b", new_string: "B" }),
         ]);
-        assertEquals(results.map((r) => r.isError), [false, false]);
+        assertEquals(
+          results.map((r) => r.isError),
+          [false, false],
+        );
         assertBytes(await subject.probe.readFile("f.txt"), "A\nB\n");
       },
     },
@@ -163,7 +169,10 @@ export const toolsPolicyGroup: ConformanceGroup = {
           kit.call("edit", { path: "f.txt", old_string: "beta", new_string: "BOB" }, { actor: "bob" }),
         ]);
         const refused = results.filter((r) => r.isError);
-        assertEquals(refused.map((r) => r.error?.code), ["FS_STALE_VERSION"]);
+        assertEquals(
+          refused.map((r) => r.error?.code),
+          ["FS_STALE_VERSION"],
+        );
         includes(refused[0]!.content, 'Cannot edit "f.txt": it changed since it was read');
         excludes(refused[0]!.content, subject.probe.root);
         const text = new TextDecoder().decode(await subject.probe.readFile("f.txt"));
@@ -181,7 +190,10 @@ export const toolsPolicyGroup: ConformanceGroup = {
           kit.call("edit", { path: "f.txt", old_string: "alpha", new_string: "A" }),
           kit.call("edit", { path: "f.txt", old_string: "beta", new_string: "B" }),
         ]);
-        assertEquals(results.map((r) => r.error?.code), ["FS_STALE_VERSION", "FS_STALE_VERSION"]);
+        assertEquals(
+          results.map((r) => r.error?.code),
+          ["FS_STALE_VERSION", "FS_STALE_VERSION"],
+        );
         assertBytes(await subject.probe.readFile("f.txt"), "alpha\nbeta\nmore\n");
       },
     },

@@ -178,7 +178,13 @@ export const toolsReadGroup: ConformanceGroup = {
     {
       name: "line numbers stay right across chunk boundaries",
       async run(subject) {
-        const lines = Array.from({ length: 3000 }, (_, i) => `${i + 1}:${pattern(40, i + 1).map((b) => 97 + (b % 26)).join(",")}`);
+        const lines = Array.from(
+          { length: 3000 },
+          (_, i) =>
+            `${i + 1}:${pattern(40, i + 1)
+              .map((b) => 97 + (b % 26))
+              .join(",")}`,
+        );
         await subject.probe.writeFile("chunks.txt", `${lines.join("\n")}\n`);
         const result = await ok(toolkit(subject), "read", { path: "chunks.txt", offset: 1500, limit: 2 });
         assertEquals(result.content.split("\n").slice(0, 2), [`1500: ${lines[1499]}`, `1501: ${lines[1500]}`]);

@@ -87,12 +87,18 @@ export const toolsRootsGroup: ConformanceGroup = {
         const grep = await ok(kit, "grep", { pattern: "root =", path: "lib-2" });
         includes(grep.content, "\n\nlib-2/src/a.ts\n  1: export const root");
         const file = await ok(kit, "grep", { pattern: "root", path: "app-2/src/a.ts" });
-        assertEquals((file.meta.files as { path: string }[]).map((f) => f.path), ["app-2/src/a.ts"]);
+        assertEquals(
+          (file.meta.files as { path: string }[]).map((f) => f.path),
+          ["app-2/src/a.ts"],
+        );
         const all = await ok(kit, "grep", { pattern: "lib|root", path: "." });
         for (const { path } of all.meta.files as { path: string }[]) {
           includes((await ok(kit, "read", { path })).content, "1: ");
         }
-        assertEquals((all.meta.files as { path: string }[]).map((f) => f.path), ["./lib/inner.txt", "src/a.ts"]);
+        assertEquals(
+          (all.meta.files as { path: string }[]).map((f) => f.path),
+          ["./lib/inner.txt", "src/a.ts"],
+        );
       },
     },
     {

@@ -42,8 +42,8 @@ export const toolsSandboxGroup: ConformanceGroup = {
       name: "workspace-write refuses a .. escape and an absolute path outside",
       async run(subject) {
         const kit = fenced(subject, "workspace-write");
-        const escape = await fails(kit, "write", { path: "../outside/x.txt", content: "x" }, "FS_SANDBOX_DENIED");
-        includes(escape.content, "[sandbox: workspace-write]", "outside the writable roots");
+        const outward = await fails(kit, "write", { path: "../outside/x.txt", content: "x" }, "FS_SANDBOX_DENIED");
+        includes(outward.content, "[sandbox: workspace-write]", "outside the writable roots");
         await fails(kit, "write", { path: `${subject.probe.outside}/y.txt`, content: "x" }, "FS_SANDBOX_DENIED");
         assertEquals(await subject.probe.list(subject.probe.outside), []);
       },
@@ -115,7 +115,10 @@ export const toolsSandboxGroup: ConformanceGroup = {
         const outside = `${subject.probe.outside}/granted.txt`;
         includes((await fails(kit, "write", { path: outside, content: "x" }, "FS_SANDBOX_DENIED")).content, "[escalation]", "sandbox_permissions");
         await ok(kit, "write", { path: outside, content: "x", sandbox_permissions: "full-access", justification: "The user asked for it." });
-        assertEquals(requests.map((r) => [r.tool, r.mode, r.justification]), [["write", "full-access", "The user asked for it."]]);
+        assertEquals(
+          requests.map((r) => [r.tool, r.mode, r.justification]),
+          [["write", "full-access", "The user asked for it."]],
+        );
         await fails(kit, "write", { path: `${subject.probe.outside}/next.txt`, content: "x" }, "FS_SANDBOX_DENIED");
         assertBytes(await subject.probe.readFile(outside), "x");
       },
@@ -191,7 +194,12 @@ export const toolsSandboxGroup: ConformanceGroup = {
         assertEquals([request?.path, request?.destination, request?.rule, request?.from], ["notes.txt", real, "outside-writable", "workspace-write"]);
         includes(request?.reason ?? "", `outside the writable roots (${subject.probe.root}`);
         const message = approvalMessage(request!);
-        includes(message, `full access to write ${real} (given as notes.txt)`, `outside the writable roots (${subject.probe.root}`, "Notes.\\nApproved by admin");
+        includes(
+          message,
+          `full access to write ${real} (given as notes.txt)`,
+          `outside the writable roots (${subject.probe.root}`,
+          "Notes.\\nApproved by admin",
+        );
         assertEquals(message.split("\n").length, 3);
         assertBytes(await subject.probe.readFile(real), "x");
       },

@@ -27,7 +27,11 @@ async function seedInOrder(subject: Subject, paths: readonly string[], content =
   }
 }
 
-const sortedLines = (text: string) => text.split("\n").filter((l) => l !== "").sort();
+const sortedLines = (text: string) =>
+  text
+    .split("\n")
+    .filter((l) => l !== "")
+    .sort();
 
 const cases: ConformanceCase[] = [
   {
@@ -69,7 +73,10 @@ const cases: ConformanceCase[] = [
     name: "an over-cap glob is a sample across top-level entries with the footer and a readable spill",
     async run(subject) {
       const order = ["archive/a.ts", "archive/b.ts", "archive/c.ts", "docs/guide.md", "src/index.ts", "test/spec.ts", "top.txt", "notes.md"];
-      await seedInOrder(subject, order.map((p) => `tree/${p}`));
+      await seedInOrder(
+        subject,
+        order.map((p) => `tree/${p}`),
+      );
       const kit = searchKit(subject, { limits: { globMaxResults: 4 } });
       const result = await ok(kit, "glob", { pattern: "*", path: "tree" });
       const [page, footer] = result.content.split("\n\n");
@@ -167,7 +174,10 @@ const cases: ConformanceCase[] = [
     name: "glob shows paths outside the workspace absolute",
     async run(subject) {
       await subject.probe.writeFile(`${subject.probe.outside}/elsewhere/x.md`, "x");
-      assertEquals((await ok(searchKit(subject), "glob", { pattern: "*.md", path: `${subject.probe.outside}/elsewhere` })).content, `${subject.probe.outside}/elsewhere/x.md`);
+      assertEquals(
+        (await ok(searchKit(subject), "glob", { pattern: "*.md", path: `${subject.probe.outside}/elsewhere` })).content,
+        `${subject.probe.outside}/elsewhere/x.md`,
+      );
     },
   },
   {
@@ -200,7 +210,13 @@ const cases: ConformanceCase[] = [
       const result = await ok(searchKit(subject), "grep", { pattern: "alpha" });
       const files = (result.meta.files as { path: string; matches: unknown[] }[]).sort((x, y) => (x.path < y.path ? -1 : 1));
       assertEquals(files, [
-        { path: "a.txt", matches: [{ lineNumber: 2, line: "alpha beta" }, { lineNumber: 4, line: "alpha" }] },
+        {
+          path: "a.txt",
+          matches: [
+            { lineNumber: 2, line: "alpha beta" },
+            { lineNumber: 4, line: "alpha" },
+          ],
+        },
         { path: "sub/b.txt", matches: [{ lineNumber: 1, line: "gamma alpha" }] },
       ]);
       includes(result.content, "Found 3 matches in 2 files.", "a.txt\n  2: alpha beta\n  4: alpha");
@@ -216,8 +232,14 @@ const cases: ConformanceCase[] = [
       await subject.probe.writeFile("ignored/x.txt", "needle\n");
       await subject.probe.writeFile("bin.dat", Uint8Array.of(0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0x00, 0x0a));
       const kit = searchKit(subject);
-      assertEquals(((await ok(kit, "grep", { pattern: "needle" })).meta.files as { path: string }[]).map((f) => f.path), ["visible.txt"]);
-      assertEquals(((await ok(kit, "grep", { pattern: "needle", include: ".hidden.txt" })).meta.files as { path: string }[]).map((f) => f.path), [".hidden.txt"]);
+      assertEquals(
+        ((await ok(kit, "grep", { pattern: "needle" })).meta.files as { path: string }[]).map((f) => f.path),
+        ["visible.txt"],
+      );
+      assertEquals(
+        ((await ok(kit, "grep", { pattern: "needle", include: ".hidden.txt" })).meta.files as { path: string }[]).map((f) => f.path),
+        [".hidden.txt"],
+      );
       includes((await ok(kit, "grep", { pattern: "needle", path: "ignored/x.txt" })).content, "ignored/x.txt\n  1: needle");
     },
   },
@@ -231,7 +253,10 @@ const cases: ConformanceCase[] = [
       const kit = searchKit(subject);
       const result = await ok(kit, "grep", { pattern: "needle" });
       includes(result.content, "No files were searched: grep skips hidden files, files ignored by .gitignore/.ignore/.rgignore and symbolic links");
-      assertEquals(((await ok(kit, "grep", { pattern: "needle", include: "*.log" })).meta.files as { path: string }[]).map((f) => f.path), ["app.log"]);
+      assertEquals(
+        ((await ok(kit, "grep", { pattern: "needle", include: "*.log" })).meta.files as { path: string }[]).map((f) => f.path),
+        ["app.log"],
+      );
       includes((await ok(kit, "grep", { pattern: "elsewhere", include: "*.log" })).content, 'No matches for "elsewhere"');
     },
   },
@@ -240,7 +265,10 @@ const cases: ConformanceCase[] = [
     async run(subject) {
       await subject.probe.writeFile("src/one.ts", "let x = 1;\nx = 2;\n");
       await subject.probe.writeFile("src/two.ts", "x = 3;\n");
-      assertEquals((await ok(searchKit(subject), "grep", { pattern: "^x =", path: "src/one.ts" })).content, "Found 1 match in 1 file.\n\nsrc/one.ts\n  2: x = 2;");
+      assertEquals(
+        (await ok(searchKit(subject), "grep", { pattern: "^x =", path: "src/one.ts" })).content,
+        "Found 1 match in 1 file.\n\nsrc/one.ts\n  2: x = 2;",
+      );
     },
   },
   {
@@ -302,4 +330,3 @@ export const toolsSearchGroup: ConformanceGroup = {
   name: "tool-search",
   cases: cases.map((c) => ({ ...c, skip: c.skip ?? needsSearch })),
 };
-

@@ -12,7 +12,10 @@ export const toolsToolkitGroup: ConformanceGroup = {
       name: "definitions carry a description and a strict JSON Schema per tool",
       async run(subject) {
         const kit = toolkit(subject);
-        assertEquals(kit.definitions.map((d) => d.name), ["read", "write", "edit"]);
+        assertEquals(
+          kit.definitions.map((d) => d.name),
+          ["read", "write", "edit"],
+        );
         for (const definition of kit.definitions) {
           assert(definition.description.length > 20, `${definition.name} has a description`);
           assertEquals(definition.inputSchema.type, "object");
@@ -73,7 +76,10 @@ export const toolsToolkitGroup: ConformanceGroup = {
       name: "only the chosen tools are registered and described",
       async run(subject) {
         const kit = toolkit(subject, { tools: ["read"] });
-        assertEquals(kit.definitions.map((d) => d.name), ["read"]);
+        assertEquals(
+          kit.definitions.map((d) => d.name),
+          ["read"],
+        );
         excludes(kit.guidance, "edit replaces", "write creates");
         includes(kit.guidance, "read shows");
         await fails(kit, "write", { path: "a", content: "" }, "TOOL_UNKNOWN");
@@ -165,7 +171,10 @@ export const toolsToolkitGroup: ConformanceGroup = {
       name: "a 10 MB path, pattern, argument name or tool name gives a bounded message that still says what to do",
       async run(subject) {
         const huge = "q".repeat(10_000_000);
-        const kit = toolkit(subject, { tools: subject.search ? ["read", "edit", "glob", "grep"] : ["read", "edit"], ...(subject.search ? { search: subject.search } : {}) });
+        const kit = toolkit(subject, {
+          tools: subject.search ? ["read", "edit", "glob", "grep"] : ["read", "edit"],
+          ...(subject.search ? { search: subject.search } : {}),
+        });
         const calls: [string, Record<string, unknown>][] = [
           ["read", { path: huge }],
           ["read", { path: `${huge}/end.txt` }],
@@ -176,7 +185,9 @@ export const toolsToolkitGroup: ConformanceGroup = {
         if (subject.search) calls.push(["grep", { pattern: huge }], ["glob", { pattern: huge }], ["grep", { pattern: "x", include: huge }]);
         for (const [tool, args] of calls) {
           const result = await kit.call(tool, args);
-          const what = `${tool.slice(0, 10)} ${Object.keys(args).map((k) => k.slice(0, 10)).join(",")}`;
+          const what = `${tool.slice(0, 10)} ${Object.keys(args)
+            .map((k) => k.slice(0, 10))
+            .join(",")}`;
           assert(result.isError, `${what}: an error`);
           assert(result.content.length <= MESSAGE_MAX + 200, `${what}: ${result.content.length} characters`);
           assert(result.content.length > 40, `${what}: says something`);

@@ -44,8 +44,7 @@ function tableCase([kind, state, outcome]: readonly [GuardKind, State, Outcome])
         await probe.mkdir("a.txt");
       }
       const before = await probe.readFile("a.txt");
-      const guard: FsWriteGuard | undefined =
-        kind === "none" ? undefined : kind === "createIfAbsent" ? { kind } : { kind, version: seen };
+      const guard: FsWriteGuard | undefined = kind === "none" ? undefined : kind === "createIfAbsent" ? { kind } : { kind, version: seen };
       const write = provider.write(target, utf8("written"), guard ? { guard } : undefined);
       if (outcome === "create" || outcome === "update") {
         assertEquals((await write).operation, outcome);
@@ -87,10 +86,7 @@ export const versionGuardGroup: ConformanceGroup = {
         const target = await provider.resolve("a.txt");
         const version = (await provider.stat(target))?.version as FsVersion;
         const guard = { kind: "replaceIfVersion", version } as const;
-        const results = await Promise.allSettled([
-          provider.write(target, utf8("left"), { guard }),
-          provider.write(target, utf8("right"), { guard }),
-        ]);
+        const results = await Promise.allSettled([provider.write(target, utf8("left"), { guard }), provider.write(target, utf8("right"), { guard })]);
         assertEquals(results.filter((r) => r.status === "fulfilled").length, 1, "winners");
         const lost = results.find((r) => r.status === "rejected");
         await assertRejectsCode(Promise.reject(lost?.status === "rejected" ? lost.reason : undefined), "FS_STALE_VERSION");

@@ -43,12 +43,7 @@ export async function writeAll(file: FsStagedFile, bytes: Uint8Array): Promise<v
  * Takes the lock file of `name` in `dir` and returns its release. Waits while another writer holds it, and
  * breaks it when its owner is dead (see {@link isStale}).
  */
-export async function acquireLockFile(
-  dir: FsDirectory,
-  name: string,
-  me: FsProcessInfo,
-  signal: AbortSignal | undefined,
-): Promise<() => Promise<void>> {
+export async function acquireLockFile(dir: FsDirectory, name: string, me: FsProcessInfo, signal: AbortSignal | undefined): Promise<() => Promise<void>> {
   const file = lockName(name);
   const id = randomHex(8);
   // The record is written under a staged name first and linked into place, so a lock file always holds a

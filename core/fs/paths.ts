@@ -14,7 +14,7 @@ export function normalizeAbsolute(path: string): string {
     if (segment === "..") out.pop();
     else out.push(segment);
   }
-  return "/" + out.join("/");
+  return `/${out.join("/")}`;
 }
 
 /** Resolves `path` against the absolute `base`, lexically (symlinks are not consulted). */

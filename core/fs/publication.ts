@@ -56,11 +56,9 @@ export class Publisher {
       if (fence) await fence(destination.target);
       const key = destination.target.key;
       if (destination.dangling) {
-        throw new FsError(
-          "FS_NOT_REGULAR_FILE",
-          `Cannot write "${path}": it is a symbolic link to "${key}", which does not exist; write that path instead`,
-          { details: { path } },
-        );
+        throw new FsError("FS_NOT_REGULAR_FILE", `Cannot write "${path}": it is a symbolic link to "${key}", which does not exist; write that path instead`, {
+          details: { path },
+        });
       }
       const existing = await this.#ctx.call("write", path, () => this.#ctx.driver.lstat(key));
       if (existing && existing.type !== "file") throw notRegular(path, existing.type);
@@ -112,11 +110,13 @@ export class Publisher {
       for (const name of missing.reverse()) {
         throwIfAborted(job.signal, path);
         await this.#ctx.call("write", path, () => dir.mkdir(name, mode));
-        const child = await this.#ctx.call("write", path, () => dir.openDirectory(name)).catch((error: unknown) => {
-          // Not a directory any more (a symlink swapped in): the path changed under the write.
-          if (isFsError(error, "FS_NOT_FOUND") || isFsError(error, "FS_NOT_DIRECTORY")) return undefined;
-          throw error;
-        });
+        const child = await this.#ctx
+          .call("write", path, () => dir.openDirectory(name))
+          .catch((error: unknown) => {
+            // Not a directory any more (a symlink swapped in): the path changed under the write.
+            if (isFsError(error, "FS_NOT_FOUND") || isFsError(error, "FS_NOT_DIRECTORY")) return undefined;
+            throw error;
+          });
         if (!child) throw await this.#changed(job);
         await dir.close().catch(() => undefined);
         dir = child;
@@ -126,11 +126,9 @@ export class Publisher {
       if (job.private && this.#ctx.capabilities.fileModes) {
         const { mode: dirMode } = await this.#ctx.call("write", path, () => dir.stat());
         if ((dirMode & 0o022) !== 0) {
-          throw new FsError(
-            "FS_PERMISSION_DENIED",
-            `Cannot write "${path}" privately: other users can write to its folder (mode ${dirMode.toString(8)})`,
-            { details: { path, mode: dirMode } },
-          );
+          throw new FsError("FS_PERMISSION_DENIED", `Cannot write "${path}" privately: other users can write to its folder (mode ${dirMode.toString(8)})`, {
+            details: { path, mode: dirMode },
+          });
         }
       }
       return dir;
@@ -147,11 +145,9 @@ export class Publisher {
     const path = job.target.displayPath;
     const [mine, folder] = await Promise.all([this.#ctx.call("write", path, () => dir.lstat(staged)), this.#ctx.call("write", path, () => dir.stat())]);
     if (mine?.owner === undefined || folder.owner === undefined || mine.owner === folder.owner) return;
-    throw new FsError(
-      "FS_PERMISSION_DENIED",
-      `Cannot write "${path}" privately: its folder belongs to another user (uid ${folder.owner}, not ${mine.owner})`,
-      { details: { path, owner: folder.owner } },
-    );
+    throw new FsError("FS_PERMISSION_DENIED", `Cannot write "${path}" privately: its folder belongs to another user (uid ${folder.owner}, not ${mine.owner})`, {
+      details: { path, owner: folder.owner },
+    });
   }
 
   // Stage, lock, check, publish, release, re-verify, clean up (docs/notes/0009).

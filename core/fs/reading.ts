@@ -14,11 +14,7 @@ const READ_ATTEMPTS = 3;
 // only busy: it gets far more attempts before the read gives up.
 const REPLACED_ATTEMPTS = 100;
 
-export async function readBytes(
-  ctx: DriverContext,
-  target: FsTarget,
-  options: { readonly maxBytes: number; readonly signal?: AbortSignal },
-): Promise<FsBytes> {
+export async function readBytes(ctx: DriverContext, target: FsTarget, options: { readonly maxBytes: number; readonly signal?: AbortSignal }): Promise<FsBytes> {
   const { maxBytes, signal } = options;
   if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
     throw new RangeError(`maxBytes must be a non-negative safe integer, got ${String(maxBytes)}`);
@@ -137,9 +133,13 @@ export async function listDir(ctx: DriverContext, target: FsTarget, options?: Fs
       await dir.close().catch(() => undefined);
     }
     if (attempt === READ_ATTEMPTS) {
-      throw new FsError("FS_STALE_VERSION", `Cannot list "${path}": it, or a folder on its path, was moved or replaced while it was being listed; list it again`, {
-        details: { path },
-      });
+      throw new FsError(
+        "FS_STALE_VERSION",
+        `Cannot list "${path}": it, or a folder on its path, was moved or replaced while it was being listed; list it again`,
+        {
+          details: { path },
+        },
+      );
     }
   }
 }
@@ -150,7 +150,10 @@ async function entry(ctx: DriverContext, parent: FsTarget, name: string, stat: F
   let key = lexicalKey;
   if (stat.type === "symlink") {
     // A loop or an unreadable link keeps its own path as identity rather than failing the whole listing.
-    key = await ctx.canonical(lexicalKey, "list", displayPath).then((c) => c.path, () => lexicalKey);
+    key = await ctx.canonical(lexicalKey, "list", displayPath).then(
+      (c) => c.path,
+      () => lexicalKey,
+    );
   }
   return {
     name,
@@ -175,7 +178,10 @@ async function openFile(ctx: DriverContext, target: FsTarget, signal: AbortSigna
     const opened = await openAt(ctx, target);
     if (opened === "moved" || opened === "replaced") {
       if (opened === "moved" ? ++moved === READ_ATTEMPTS : ++replaced === REPLACED_ATTEMPTS) {
-        const why = opened === "moved" ? "a folder on its path was moved or replaced while it was being opened" : `it was replaced ${REPLACED_ATTEMPTS} times while it was being opened`;
+        const why =
+          opened === "moved"
+            ? "a folder on its path was moved or replaced while it was being opened"
+            : `it was replaced ${REPLACED_ATTEMPTS} times while it was being opened`;
         throw new FsError("FS_STALE_VERSION", `Cannot read "${path}": ${why}; read it again`, { details: { path } });
       }
       continue;

@@ -79,9 +79,7 @@ export interface FsReadStream extends AsyncIterable<Uint8Array> {
  * - `createIfAbsent`: publish only if nothing exists at the destination, decided by the publication itself.
  * - `replaceIfVersion`: publish only over the file at exactly this version.
  */
-export type FsWriteGuard =
-  | { readonly kind: "createIfAbsent" }
-  | { readonly kind: "replaceIfVersion"; readonly version: FsVersion };
+export type FsWriteGuard = { readonly kind: "createIfAbsent" } | { readonly kind: "replaceIfVersion"; readonly version: FsVersion };
 
 /**
  * Called with the freshly re-resolved canonical destination before any directory is created and again

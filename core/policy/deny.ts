@@ -186,6 +186,7 @@ function compileRule(pattern: string, options: DenyListOptions): Rule {
   return { pattern, scope, regex, glob, literal };
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the range is all of ASCII, control characters included.
 const NON_ASCII = /[^\x00-\x7f]/;
 
 /**

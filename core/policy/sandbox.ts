@@ -86,8 +86,7 @@ const GITDIR_FILE_MAX = 4096;
 export async function resolveSandbox(fs: FileSystem, policy: SandboxPolicy, signal?: AbortSignal): Promise<SandboxRules> {
   const resolve = (path: string) => fs.resolve(path, signal ? { signal } : undefined);
   const writable = await Promise.all([policy.workspace, ...policy.writableRoots].map(resolve));
-  const readable =
-    policy.readScope === "anywhere" ? undefined : [...writable, ...(await Promise.all(policy.readableRoots.map(resolve)))];
+  const readable = policy.readScope === "anywhere" ? undefined : [...writable, ...(await Promise.all(policy.readableRoots.map(resolve)))];
   const names = [...new Set([...DEFAULT_PROTECTED_PATHS, ...policy.protectedPaths])];
   const paths = names.flatMap((name) => (isAbsolutePath(name) ? [name] : writable.map((root) => joinPath(root.key, name))));
   const protectedTargets: FsTarget[] = [];
@@ -237,11 +236,13 @@ export function sandboxPolicy(options: {
   readonly home?: string | undefined;
   readonly network?: boolean | undefined;
 }): SandboxPolicy {
-  if (!SANDBOX_MODES.includes(options.mode)) throw new RangeError(`sandbox mode must be one of ${SANDBOX_MODES.join(", ")}, got ${JSON.stringify(options.mode)}`);
+  if (!SANDBOX_MODES.includes(options.mode))
+    throw new RangeError(`sandbox mode must be one of ${SANDBOX_MODES.join(", ")}, got ${JSON.stringify(options.mode)}`);
   const readScope = options.readScope ?? "anywhere";
   if (!READ_SCOPES.includes(readScope)) throw new RangeError(`readScope must be one of ${READ_SCOPES.join(", ")}, got ${JSON.stringify(readScope)}`);
   const absolute = (what: string) => (path: string) => {
-    if (typeof path !== "string" || !isAbsolutePath(path) || path.includes("\0")) throw new RangeError(`${what} must be absolute paths, got ${JSON.stringify(path)}`);
+    if (typeof path !== "string" || !isAbsolutePath(path) || path.includes("\0"))
+      throw new RangeError(`${what} must be absolute paths, got ${JSON.stringify(path)}`);
     return resolvePath("/", path);
   };
   const protectedPaths = (options.protectedPaths ?? []).map((path) => {

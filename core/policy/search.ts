@@ -41,10 +41,11 @@ export function guardSearch(backend: SearchBackend, fs: FileSystem, rules: Sandb
       checkReadable(fs, rules, target, "search");
     }
   };
-  const problems = (cwd: string, lines: readonly string[]) => lines.filter((line) => {
-    const path = /^(?:rg: )?(.+?): /.exec(line)?.[1];
-    return path === undefined || visible(resolvePath(cwd, path));
-  });
+  const problems = (cwd: string, lines: readonly string[]) =>
+    lines.filter((line) => {
+      const path = /^(?:rg: )?(.+?): /.exec(line)?.[1];
+      return path === undefined || visible(resolvePath(cwd, path));
+    });
   // Both judgements: the backend's on the canonical path it reads (or the confinement's), this one's on the
   // path shown. The outcome says which backend ran: the engine, when this guard chose it.
   return withWholeResults({
@@ -55,13 +56,21 @@ export function guardSearch(backend: SearchBackend, fs: FileSystem, rules: Sandb
     async streamFiles(request: FilesRequest, sink: ResultSink<string>) {
       roots(request);
       const chosen = await choose(request);
-      const outcome = await streamPaths(chosen.runner, chosen.request, filteredSink(sink, (path) => visible(resolvePath(request.cwd, path))));
+      const outcome = await streamPaths(
+        chosen.runner,
+        chosen.request,
+        filteredSink(sink, (path) => visible(resolvePath(request.cwd, path))),
+      );
       return { ...outcome, problems: problems(request.cwd, outcome.problems) };
     },
     async streamGrep(request: GrepRequest, sink: ResultSink<GrepEvent>) {
       roots(request);
       const chosen = await choose(request);
-      const outcome = await streamMatches(chosen.runner, chosen.request, filteredSink(sink, (event) => visible(resolvePath(request.cwd, event.path))));
+      const outcome = await streamMatches(
+        chosen.runner,
+        chosen.request,
+        filteredSink(sink, (event) => visible(resolvePath(request.cwd, event.path))),
+      );
       return { ...outcome, problems: problems(request.cwd, outcome.problems) };
     },
   });

@@ -128,7 +128,8 @@ async function nestedGit(fs: FileSystem, roots: readonly string[], options: Shel
         if (entry.type !== "file") continue;
         const gitdir = await gitdirOf(fs, { key: path as FsTarget["key"], displayPath: path }, signal);
         const target = gitdir === undefined ? undefined : await fs.resolve(gitdir, { cwd: dir.key, ...(signal ? { signal } : {}) }).catch(() => undefined);
-        if (target && writable(target.key) && (await fs.stat(target, signal ? { signal } : undefined).catch(() => undefined)) !== undefined) found.add(target.key);
+        if (target && writable(target.key) && (await fs.stat(target, signal ? { signal } : undefined).catch(() => undefined)) !== undefined)
+          found.add(target.key);
       } else if (entry.type === "directory") {
         queue.push({ key: path as FsTarget["key"], displayPath: path });
       }

@@ -208,7 +208,11 @@ export async function detectBubblewrap(runner: ProcessRunner, options?: DetectBu
       return unavailable(`bubblewrap (${program}) is not installed; it is Linux-only (Debian and Ubuntu: apt-get install bubblewrap)`);
     }
     const said = stderr.text().trim().split("\n").at(-1) ?? "";
-    const how = result.stopReason ? `was stopped (${result.stopReason})` : result.exitCode === null ? `was killed by ${result.signal}` : `exited ${result.exitCode}`;
+    const how = result.stopReason
+      ? `was stopped (${result.stopReason})`
+      : result.exitCode === null
+        ? `was killed by ${result.signal}`
+        : `exited ${result.exitCode}`;
     return unavailable(`bubblewrap (${program}) cannot confine commands here: its test run ${how}${said ? `: ${said}` : ""}`);
   } catch (error) {
     if (isProcessError(error, "PROCESS_NOT_FOUND") && error.details.command === "bash") {
@@ -235,7 +239,11 @@ export function confinedRunner(base: ProcessRunner, program: string, viewFor: (s
       if (spec.command === "") throw new ProcessError("PROCESS_INVALID_ARGUMENT", "The command is empty. Name a program to run.");
       const view = await viewFor(spec);
       for (const note of view.notes ?? []) await spec.stderr?.write(new TextEncoder().encode(`toolfs: ${note}\n`), "stderr");
-      const args = bubblewrapArgs(view, { command: spec.command, ...(spec.args ? { args: spec.args } : {}), ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}) });
+      const args = bubblewrapArgs(view, {
+        command: spec.command,
+        ...(spec.args ? { args: spec.args } : {}),
+        ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
+      });
       const launch = bubblewrapLaunch(program, args, view.network);
       const count = args.length + (view.network ? 0 : 2); // and --seccomp 3
       if (count > BUBBLEWRAP_MAX_ARGS) {

@@ -175,7 +175,6 @@ function checkBudget(name: string, value: number): number {
 
 const isContinuation = (byte: number) => (byte & 0xc0) === 0x80;
 
-
 /** Offset of the first byte that does not continue a sequence the cut began before it. */
 function firstCharStart(bytes: Uint8Array): number {
   let i = 0;

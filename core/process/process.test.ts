@@ -160,11 +160,19 @@ describe("process tables", () => {
   ];
 
   test("a session leader's tree is its session plus its descendants, zombies left out", () => {
-    expect(liveTree(table, 100, true).map((entry) => entry.pid).sort()).toEqual([100, 101, 102, 103, 105]);
+    expect(
+      liveTree(table, 100, true)
+        .map((entry) => entry.pid)
+        .sort(),
+    ).toEqual([100, 101, 102, 103, 105]);
   });
 
   test("without a session of its own, the tree is what descends from the root by parentage", () => {
-    expect(liveTree(table, 100, false).map((entry) => entry.pid).sort()).toEqual([100, 101, 105]);
+    expect(
+      liveTree(table, 100, false)
+        .map((entry) => entry.pid)
+        .sort(),
+    ).toEqual([100, 101, 105]);
   });
 
   function host(entries: readonly ProcEntry[] | undefined, leadsGroup: boolean) {

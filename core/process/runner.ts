@@ -87,10 +87,7 @@ class Supervision {
     const timeout = this.#timeoutMs === undefined ? undefined : setTimeout(() => this.#stop("timeout"), this.#timeoutMs);
     // The signal may have fired while the process was being started.
     if (signal?.aborted) this.#stop("abort");
-    const pumps = Promise.all([
-      this.#pump(this.#child.stdout, this.#spec.stdout, "stdout"),
-      this.#pump(this.#child.stderr, this.#spec.stderr, "stderr"),
-    ]);
+    const pumps = Promise.all([this.#pump(this.#child.stdout, this.#spec.stdout, "stdout"), this.#pump(this.#child.stderr, this.#spec.stderr, "stderr")]);
     let exit: ProcessExit;
     try {
       exit = await this.#child.exit;
@@ -244,7 +241,8 @@ function validate(spec: ProcessSpec): SpawnRequest {
     return pattern.endsWith("*") ? `${quoteGlob(pattern.slice(0, -1))}*` : quoteGlob(pattern);
   });
   for (const [name, value] of Object.entries(env)) if (value !== undefined) keep.push(quoteGlob(name));
-  if (command.includes("=")) throw invalid(`The command "${command}" contains "=", which env(1) would take for a variable. Rename it to run it with a filtered environment.`);
+  if (command.includes("="))
+    throw invalid(`The command "${command}" contains "=", which env(1) would take for a variable. Rename it to run it with a filtered environment.`);
   return { command: "bash", args: ["-c", ENV_FILTER, "toolfs-env", String(keep.length), ...keep, command, ...args], cwd, env };
 }
 

@@ -12,7 +12,7 @@ function run(filter: Uint8Array, arch: number, nr: number, args: readonly number
   const data = new DataView(new ArrayBuffer(64));
   data.setUint32(0, nr >>> 0, true);
   data.setUint32(4, arch >>> 0, true);
-  args.forEach((value, i) => data.setUint32(16 + 8 * i, value >>> 0, true));
+  for (const [i, value] of args.entries()) data.setUint32(16 + 8 * i, value >>> 0, true);
   const code = new DataView(filter.buffer, filter.byteOffset, filter.byteLength);
   let a = 0;
   for (let pc = 0, steps = 0; pc < filter.length / 8; pc++, steps++) {
@@ -69,7 +69,8 @@ describe("seccompFilter", () => {
         for (const nr of abi.keys) expect(run(filter, abi.arch, nr)).toBe("ENOSYS");
         // read, write, openat... and any number the filter does not name.
         for (const nr of [0, 1, 3, 56, 57, 59, 63, 257, 424, 428, 439]) {
-          if (![...abi.ioUring, ...abi.keys, abi.socket, abi.socketpair, abi.pidfdGetfd, abi.socketcall].includes(nr)) expect(run(filter, abi.arch, nr)).toBe(ALLOW);
+          if (![...abi.ioUring, ...abi.keys, abi.socket, abi.socketpair, abi.pidfdGetfd, abi.socketcall].includes(nr))
+            expect(run(filter, abi.arch, nr)).toBe(ALLOW);
         }
       }
       for (const family of [AF_UNIX, AF_INET, AF_INET6, AF_NETLINK, AF_VSOCK, 0, 255]) {

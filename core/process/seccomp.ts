@@ -67,7 +67,15 @@ const arg = (n: number) => 16 + 8 * n;
 
 function program(network: boolean): Insn[] {
   const out: Insn[] = [{ op: "ld", offset: ARCH }];
-  SECCOMP_ABIS.forEach((abi, i) => out.push({ op: "jeq", k: abi.arch, yes: abi.name, no: SECCOMP_ABIS[i + 1]?.name ? `not-${abi.name}` : "allow", ...(i > 0 ? { label: `not-${SECCOMP_ABIS[i - 1]!.name}` } : {}) }));
+  for (const [i, abi] of SECCOMP_ABIS.entries()) {
+    out.push({
+      op: "jeq",
+      k: abi.arch,
+      yes: abi.name,
+      no: SECCOMP_ABIS[i + 1]?.name ? `not-${abi.name}` : "allow",
+      ...(i > 0 ? { label: `not-${SECCOMP_ABIS[i - 1]!.name}` } : {}),
+    });
+  }
   for (const abi of SECCOMP_ABIS) {
     const block: Insn[] = [{ op: "ld", offset: NR }];
     const next = (n: number) => `${abi.name}-${n}`;
@@ -89,12 +97,26 @@ function program(network: boolean): Insn[] {
   }
   if (!network) {
     out.push({ op: "ld", offset: arg(0), label: "socket" });
-    INTERNET.forEach((family, i) => out.push({ op: "jeq", k: family, yes: "allow", no: i === INTERNET.length - 1 ? "eperm" : `socket-${i + 1}`, ...(i > 0 ? { label: `socket-${i}` } : {}) }));
+    for (const [i, family] of INTERNET.entries()) {
+      out.push({ op: "jeq", k: family, yes: "allow", no: i === INTERNET.length - 1 ? "eperm" : `socket-${i + 1}`, ...(i > 0 ? { label: `socket-${i}` } : {}) });
+    }
     out.push({ op: "ld", offset: arg(0), label: "pair" }, { op: "jeq", k: AF_UNIX, yes: "pair-type", no: "eperm" });
     out.push({ op: "ld", offset: arg(1), label: "pair-type" }, { op: "and", k: SOCK_TYPE_MASK });
-    PAIR_TYPES.forEach((type, i) => out.push({ op: "jeq", k: type, yes: "allow", no: i === PAIR_TYPES.length - 1 ? "eperm" : `pair-type-${i + 1}`, ...(i > 0 ? { label: `pair-type-${i}` } : {}) }));
+    for (const [i, type] of PAIR_TYPES.entries()) {
+      out.push({
+        op: "jeq",
+        k: type,
+        yes: "allow",
+        no: i === PAIR_TYPES.length - 1 ? "eperm" : `pair-type-${i + 1}`,
+        ...(i > 0 ? { label: `pair-type-${i}` } : {}),
+      });
+    }
   }
-  out.push({ op: "ret", k: RET_ALLOW, label: "allow" }, { op: "ret", k: RET_ERRNO | EPERM, label: "eperm" }, { op: "ret", k: RET_ERRNO | ENOSYS, label: "enosys" });
+  out.push(
+    { op: "ret", k: RET_ALLOW, label: "allow" },
+    { op: "ret", k: RET_ERRNO | EPERM, label: "eperm" },
+    { op: "ret", k: RET_ERRNO | ENOSYS, label: "enosys" },
+  );
   return out;
 }
 
@@ -118,10 +140,13 @@ export function seccompFilter(network: boolean): Uint8Array {
       return offset;
     };
     const [code, jt, jf, k] =
-      insn.op === "ld" ? [0x20, 0, 0, insn.offset]
-      : insn.op === "and" ? [0x54, 0, 0, insn.k]
-      : insn.op === "ret" ? [0x06, 0, 0, insn.k]
-      : [insn.op === "jeq" ? 0x15 : 0x35, jump(insn.yes), jump(insn.no), insn.k];
+      insn.op === "ld"
+        ? [0x20, 0, 0, insn.offset]
+        : insn.op === "and"
+          ? [0x54, 0, 0, insn.k]
+          : insn.op === "ret"
+            ? [0x06, 0, 0, insn.k]
+            : [insn.op === "jeq" ? 0x15 : 0x35, jump(insn.yes), jump(insn.no), insn.k];
     view.setUint16(i * 8, code, true);
     view.setUint8(i * 8 + 2, jt);
     view.setUint8(i * 8 + 3, jf);

@@ -25,7 +25,10 @@ export function parseProcStat(text: string): ProcEntry | undefined {
   const close = text.lastIndexOf(")");
   if (open < 0 || close < open) return undefined;
   const pid = Number(text.slice(0, open).trim());
-  const [state, ppid, pgrp, session] = text.slice(close + 1).trim().split(/\s+/);
+  const [state, ppid, pgrp, session] = text
+    .slice(close + 1)
+    .trim()
+    .split(/\s+/);
   const numbers = [pid, Number(ppid), Number(pgrp), Number(session)];
   if (state === undefined || !numbers.every(Number.isInteger)) return undefined;
   return { pid, ppid: Number(ppid), pgrp: Number(pgrp), session: Number(session), state };

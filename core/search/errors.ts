@@ -1,12 +1,7 @@
 import { CodedError, codedErrorGuard } from "../errors/mod.ts";
 
 /** The closed set of search error codes. */
-export const SEARCH_ERROR_CODES = [
-  "SEARCH_INVALID_PATTERN",
-  "SEARCH_FAILED",
-  "SEARCH_RAW_OUTPUT_OVERFLOW",
-  "SEARCH_ABORTED",
-] as const;
+export const SEARCH_ERROR_CODES = ["SEARCH_INVALID_PATTERN", "SEARCH_FAILED", "SEARCH_RAW_OUTPUT_OVERFLOW", "SEARCH_ABORTED"] as const;
 
 export type SearchErrorCode = (typeof SEARCH_ERROR_CODES)[number];
 
@@ -16,7 +11,4 @@ export class SearchError extends CodedError<SearchErrorCode> {
 }
 
 /** True for a SearchError, also one from another copy of this library. */
-export const isSearchError: (value: unknown, code?: SearchErrorCode) => value is SearchError = codedErrorGuard<SearchError>(
-  "SearchError",
-  SEARCH_ERROR_CODES,
-);
+export const isSearchError: (value: unknown, code?: SearchErrorCode) => value is SearchError = codedErrorGuard<SearchError>("SearchError", SEARCH_ERROR_CODES);

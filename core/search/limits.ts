@@ -26,9 +26,7 @@ export function checkPatternSize(pattern: string): void {
   if (pattern.length * 3 <= MAX_PATTERN_BYTES) return;
   const bytes = new TextEncoder().encode(pattern).length;
   if (bytes <= MAX_PATTERN_BYTES) return;
-  throw new SearchError(
-    "SEARCH_INVALID_PATTERN",
-    `The pattern is ${bytes} bytes long; a search takes at most ${MAX_PATTERN_BYTES}. Use a shorter pattern.`,
-    { details: { tooLong: true, bytes, maxBytes: MAX_PATTERN_BYTES } },
-  );
+  throw new SearchError("SEARCH_INVALID_PATTERN", `The pattern is ${bytes} bytes long; a search takes at most ${MAX_PATTERN_BYTES}. Use a shorter pattern.`, {
+    details: { tooLong: true, bytes, maxBytes: MAX_PATTERN_BYTES },
+  });
 }

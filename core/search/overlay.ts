@@ -38,12 +38,17 @@ export function createOverlaySearchBackend(overlay: OverlayFileSystem, base: Sea
       const { sort, ...unsorted } = request;
       // The overlay's own files, few, are known first; the base's stream past them, as many as they are.
       const fromUpper = await searchFiles(createEngineBackend(sparseView(overlay, !request.noIgnore)), unsorted).catch(async (error: unknown) => {
-          // A request both refuse (a malformed glob) fails with the base's words, as ripgrep alone would.
-          await streamPaths(base, request, { push: () => "stop" });
-          throw error;
-        });
+        // A request both refuse (a malformed glob) fails with the base's words, as ripgrep alone would.
+        await streamPaths(base, request, { push: () => "stop" });
+        throw error;
+      });
       const added = fromUpper.paths.filter((path) => upper.has(key(path)));
-      const fromBase = (out: ResultSink<string>) => streamPaths(base, request, filteredSink(out, (path) => !upper.has(key(path))));
+      const fromBase = (out: ResultSink<string>) =>
+        streamPaths(
+          base,
+          request,
+          filteredSink(out, (path) => !upper.has(key(path))),
+        );
       const problems = (outcome: StreamOutcome) => [...outcome.problems, ...fromUpper.problems];
       if (sort?.by === "modified") {
         // Each of the overlay's files goes where its mtime puts it among the base's, found by binary search.

@@ -38,7 +38,10 @@ function spellNul(pattern: string): string {
   if (!pattern.includes("\0")) return pattern;
   return pattern.replace(/(\\*)\0/g, (_, slashes: string) => {
     if (slashes.length % 2 === 1) {
-      throw new SearchError("SEARCH_INVALID_PATTERN", "The pattern contains a NUL byte right after a backslash, which cannot be passed to ripgrep. Remove it and call again.");
+      throw new SearchError(
+        "SEARCH_INVALID_PATTERN",
+        "The pattern contains a NUL byte right after a backslash, which cannot be passed to ripgrep. Remove it and call again.",
+      );
     }
     return `${slashes}\\x00`;
   });

@@ -39,7 +39,7 @@ export type Verdict = { readonly kind: "answer"; readonly exitCode: 0 | 1 | 2 } 
 export interface EndingRule {
   readonly name: string;
   readonly when: (ending: Ending) => boolean;
-  readonly then: (ending: Ending) => Verdict | SearchError;
+  readonly says: (ending: Ending) => Verdict | SearchError;
 }
 
 const CHDIR_FAILED = /^bwrap: Can't chdir to /m;
@@ -53,30 +53,30 @@ const failed = (message: string, details: Record<string, unknown>) => new Search
 
 /** The ways a run ends, in the order they are tried; the first that applies decides. */
 export const ENDINGS: readonly EndingRule[] = [
-  { name: "timeout", when: (e) => e.stopReason === "timeout", then: (e) => aborted(e.timeoutMs) },
-  { name: "cancelled", when: (e) => e.stopReason === "abort" || e.aborted, then: () => aborted(undefined) },
+  { name: "timeout", when: (e) => e.stopReason === "timeout", says: (e) => aborted(e.timeoutMs) },
+  { name: "cancelled", when: (e) => e.stopReason === "abort" || e.aborted, says: () => aborted(undefined) },
   {
     // The search root was swapped for a way out between the guard's judgement and bubblewrap's chdir: inside
     // the confinement it leads nowhere, as the engine would report it.
     name: "confined root unreachable",
     when: (e) => e.confinedBy !== undefined && e.empty && e.exitCode === 1 && CHDIR_FAILED.test(e.stderr),
-    then: () => ({ kind: "unreachable-root" }),
+    says: () => ({ kind: "unreachable-root" }),
   },
   {
     name: "confinement failed",
     when: (e) => e.confinedBy !== undefined && e.empty && e.exitCode === 1 && /^bwrap: /m.test(e.stderr),
-    then: (e) =>
+    says: (e) =>
       failed(`Search failed: ripgrep could not be started inside its confinement (${e.confinedBy}).${quote(clip(e.stderr))}`, {
         exitCode: e.exitCode,
         program: e.confinedBy,
       }),
   },
   // The consumer has what it wants; ripgrep was stopped for it, so its exit status says nothing.
-  { name: "stopped by the consumer", when: (e) => e.stopped, then: () => ({ kind: "stopped" }) },
+  { name: "stopped by the consumer", when: (e) => e.stopped, says: () => ({ kind: "stopped" }) },
   {
     name: "output overflow",
     when: (e) => e.overflowed,
-    then: (e) =>
+    says: (e) =>
       new SearchError("SEARCH_RAW_OUTPUT_OVERFLOW", `The search was stopped: ripgrep printed more than ${e.maxOutputBytes} bytes of raw output. ${NARROW}`, {
         details: { maxOutputBytes: e.maxOutputBytes },
       }),
@@ -84,18 +84,22 @@ export const ENDINGS: readonly EndingRule[] = [
   {
     name: "memory limit not set",
     when: (e) => e.limit !== undefined && e.empty && e.exitCode === LIMIT_FAILED,
-    then: (e) => failed(`Search failed: ripgrep's memory limit could not be set by ${e.limit?.shell}.${quote(clip(e.stderr))}`, { exitCode: e.exitCode, shell: e.limit?.shell }),
+    says: (e) =>
+      failed(`Search failed: ripgrep's memory limit could not be set by ${e.limit?.shell}.${quote(clip(e.stderr))}`, {
+        exitCode: e.exitCode,
+        shell: e.limit?.shell,
+      }),
   },
   {
     name: "not executable under the limit",
     when: (e) => e.limit !== undefined && e.empty && (e.exitCode === 126 || e.exitCode === 127),
-    then: (e) => failed(`Search failed: ripgrep could not be started.${quote(clip(e.stderr))}`, { exitCode: e.exitCode, binary: e.binary }),
+    says: (e) => failed(`Search failed: ripgrep could not be started.${quote(clip(e.stderr))}`, { exitCode: e.exitCode, binary: e.binary }),
   },
   {
     // Rust reports a failed allocation this way and aborts; under the limit that is ripgrep running out.
     name: "out of memory",
     when: (e) => e.exitCode === null && /memory allocation of \d+ bytes failed/.test(e.stderr),
-    then: (e) =>
+    says: (e) =>
       failed(
         `The search was stopped: ripgrep needed more than ${e.limit ? `${Math.round(e.limit.bytes / 2 ** 20)} MiB` : "the memory it could get"} of memory. ` +
           "That happens on a file with an extremely long line, or a line with a very large number of matches (minified, generated or data files). " +
@@ -106,20 +110,20 @@ export const ENDINGS: readonly EndingRule[] = [
   {
     name: "ended by a signal",
     when: (e) => e.exitCode === null,
-    then: (e) => failed(`Search failed: ripgrep was ended by ${e.signal ?? "an unknown signal"}.${quote(e.stderr)}`, { signal: e.signal }),
+    says: (e) => failed(`Search failed: ripgrep was ended by ${e.signal ?? "an unknown signal"}.${quote(e.stderr)}`, { signal: e.signal }),
   },
   {
     name: "unknown exit code",
     when: (e) => (e.exitCode as number) > 2,
-    then: (e) => failed(`Search failed: ripgrep exited with code ${e.exitCode}.${quote(e.stderr)}`, { exitCode: e.exitCode }),
+    says: (e) => failed(`Search failed: ripgrep exited with code ${e.exitCode}.${quote(e.stderr)}`, { exitCode: e.exitCode }),
   },
-  { name: "answer", when: () => true, then: (e) => ({ kind: "answer", exitCode: e.exitCode as 0 | 1 | 2 }) },
+  { name: "answer", when: () => true, says: (e) => ({ kind: "answer", exitCode: e.exitCode as 0 | 1 | 2 }) },
 ];
 
 /** The first row of {@link ENDINGS} that applies, and what it says. */
 export function classifyEnding(ending: Ending): { readonly rule: string; readonly verdict: Verdict | SearchError } {
   const rule = ENDINGS.find((row) => row.when(ending)) as EndingRule;
-  return { rule: rule.name, verdict: rule.then(ending) };
+  return { rule: rule.name, verdict: rule.says(ending) };
 }
 
 /** A finished run's stderr, for {@link answerProblems}. */

@@ -25,11 +25,7 @@ interface Reply {
   readonly error?: unknown;
 }
 
-function scripted(
-  reply: Reply,
-  locate: () => Promise<string> | string = () => "/bin/rg",
-  extra: Partial<Parameters<typeof createRipgrepBackend>[0]> = {},
-) {
+function scripted(reply: Reply, locate: () => Promise<string> | string = () => "/bin/rg", extra: Partial<Parameters<typeof createRipgrepBackend>[0]> = {}) {
   const specs: ProcessSpec[] = [];
   let located = 0;
   const runner: ProcessRunner = {
@@ -211,7 +207,11 @@ describe("exit codes", () => {
   test("1 is an empty result, not an error", async () => {
     expect(await scripted({ result: { exitCode: 1 } }).backend.files({ cwd: "/w" })).toEqual({ paths: [], problems: [], searchedBy: "ripgrep" });
     const summary = '{"type":"summary","data":{"stats":{"searches":3}}}\n';
-    expect(await scripted({ stdout: summary, result: { exitCode: 1 } }).backend.grep({ cwd: "/w", pattern: "x" })).toEqual({ files: [], problems: [], searchedBy: "ripgrep" });
+    expect(await scripted({ stdout: summary, result: { exitCode: 1 } }).backend.grep({ cwd: "/w", pattern: "x" })).toEqual({
+      files: [],
+      problems: [],
+      searchedBy: "ripgrep",
+    });
   });
 
   test("2 after a search ran is a partial result listing ripgrep's complaints", async () => {
@@ -268,7 +268,7 @@ describe("output parsing", () => {
     expect(parseFilesOutput("")).toEqual([]);
   });
 
-  const json = (...messages: object[]) => messages.map((m) => JSON.stringify(m)).join("\n") + "\n";
+  const json = (...messages: object[]) => `${messages.map((m) => JSON.stringify(m)).join("\n")}\n`;
   const match = (path: object, lines: object, lineNumber: number, submatches: object[]) => ({
     type: "match",
     data: { path, lines, line_number: lineNumber, absolute_offset: 0, submatches },
@@ -405,7 +405,7 @@ describe("streaming", () => {
   });
 
   test("grep streams each matching line and then its file's end; a stop can come mid-file", async () => {
-    const json = (...messages: object[]) => messages.map((m) => JSON.stringify(m)).join("\n") + "\n";
+    const json = (...messages: object[]) => `${messages.map((m) => JSON.stringify(m)).join("\n")}\n`;
     const line = (path: string, n: number) => ({
       type: "match",
       data: { path: { text: path }, lines: { text: `hit ${n}\n` }, line_number: n, absolute_offset: 0, submatches: [] },

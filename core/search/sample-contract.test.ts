@@ -168,7 +168,10 @@ describe("EntrySampler against the plain contract", () => {
       [20_000, 20_000],
       [9_000, 40_000],
     ] as const) {
-      const paths = Array.from({ length: count }, (_, i) => `${i % 3 === 0 ? "/" : ""}${i % entries < NAMES.length ? NAMES[i % entries] : `d${i % entries}`}/f${i}`);
+      const paths = Array.from(
+        { length: count },
+        (_, i) => `${i % 3 === 0 ? "/" : ""}${i % entries < NAMES.length ? NAMES[i % entries] : `d${i % entries}`}/f${i}`,
+      );
       expect(run(paths, 100).sample, `${entries} entries`).toEqual(reference(paths, 100));
       // Every entry once: flat, and every name apart from every other.
       const once = Array.from({ length: entries }, (_, i) => `n${i}-${"é".repeat(i % 11)}/f`);
@@ -190,7 +193,7 @@ describe("EntrySampler against the plain contract", () => {
   });
 
   test("NUL and all-ones names are not mistaken for packed ones", () => {
-    const paths = ["a/1", "a\0/1", "a\0\0/1", "\0/1", "\u00ff".repeat(8) + "/1", "\u00ff".repeat(8) + "/2", "a\0/2"];
+    const paths = ["a/1", "a\0/1", "a\0\0/1", "\0/1", `${"\u00ff".repeat(8)}/1`, `${"\u00ff".repeat(8)}/2`, "a\0/2"];
     for (const cap of [1, 3, 10]) expect(run(paths, cap, { batch: 2 }).sample).toEqual({ ...reference(paths, cap), entriesTotal: 5 });
   });
 

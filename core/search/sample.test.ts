@@ -121,7 +121,12 @@ describe("EntrySampler", () => {
       peak = Math.max(peak, sampler.held);
       // The head, and at most four times the cap in kept paths.
       expect(peak).toBeLessThanOrEqual(100 + 4 * 100);
-      expect(sampler.sample().paths).toEqual(reference(Array.from({ length: 1_000 }, (_, i) => `e${i % entries}/f${i}`), 100).paths);
+      expect(sampler.sample().paths).toEqual(
+        reference(
+          Array.from({ length: 1_000 }, (_, i) => `e${i % entries}/f${i}`),
+          100,
+        ).paths,
+      );
     }
   });
 });

@@ -381,6 +381,7 @@ export class EntrySampler {
     let high = 0;
     let odd = false;
     let end = start;
+    // biome-ignore lint/suspicious/noSelfCompare: c !== c is the end of the string (NaN), cheaper here than a length check.
     for (let c = path.charCodeAt(end); c === c && c !== 47; c = path.charCodeAt(++end)) {
       hash = Math.imul(hash ^ c, 16777619);
       const k = end - start;

@@ -30,4 +30,3 @@ export function withUtf8Bom(bytes: Uint8Array, bom: boolean): Uint8Array {
 export function isUtf8BomPrefix(bytes: Uint8Array): boolean {
   return bytes.length < 3 && (bytes.length === 0 || (bytes[0] === 0xef && (bytes.length < 2 || bytes[1] === 0xbb)));
 }
-

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, test, vi } from "vitest";
 import { applyEdit } from "./edit.ts";
 import { editDiff, unifiedDiff } from "./diff.ts";
 
-const numbered = (count: number, tag = "line") => Array.from({ length: count }, (_, i) => `${tag} ${i + 1}`).join("\n") + "\n";
+const numbered = (count: number, tag = "line") => `${Array.from({ length: count }, (_, i) => `${tag} ${i + 1}`).join("\n")}\n`;
 
 function random(seed: number): (n: number) => number {
   let a = seed >>> 0 || 1;
@@ -50,7 +50,10 @@ describe("unifiedDiff", () => {
       const before = randomText(next);
       const after = randomText(next);
       const ours = unifiedDiff("f", before, after, { maxBytes: 1 << 20 });
-      const theirs = createTwoFilesPatch("f", "f", before, after, undefined, undefined, { context: 3, headerOptions: { includeIndex: false, includeUnderline: false, includeFileHeaders: true } });
+      const theirs = createTwoFilesPatch("f", "f", before, after, undefined, undefined, {
+        context: 3,
+        headerOptions: { includeIndex: false, includeUnderline: false, includeFileHeaders: true },
+      });
       expect(ours.coarse, JSON.stringify([before, after])).toBeUndefined();
       if (before === after) {
         expect(ours.text).toBe("");
@@ -83,7 +86,7 @@ describe("unifiedDiff", () => {
   });
 
   test("lines only one side has cost no comparisons: a rewrite that keeps its braces matches them at once", () => {
-    const lines = (tag: string) => Array.from({ length: 3000 }, (_, i) => (i % 3 === 0 ? "}" : `${tag} ${i}`)).join("\n") + "\n";
+    const lines = (tag: string) => `${Array.from({ length: 3000 }, (_, i) => (i % 3 === 0 ? "}" : `${tag} ${i}`)).join("\n")}\n`;
     const diff = unifiedDiff("f", lines("old"), lines("new"), { maxBytes: 1 << 20, maxComparisons: 1000 });
     expect([diff.added, diff.removed, diff.coarse]).toEqual([2000, 2000, undefined]);
     expect(applyPatch(lines("old"), diff.text)).toBe(lines("new"));
@@ -111,7 +114,7 @@ describe("unifiedDiff", () => {
 
 describe("editDiff", () => {
   test("the regions of one edit share one budget; past it they are blocks, marked coarse", () => {
-    const before = Array.from({ length: 40 }, (_, i) => `l${i % 4}`).join("\n") + "\n";
+    const before = `${Array.from({ length: 40 }, (_, i) => `l${i % 4}`).join("\n")}\n`;
     const result = applyEdit(before, { oldString: "l1\nl2\n", newString: "l2\nl1\nx\n", replaceAll: true, path: "f" });
     const exact = editDiff("f", result);
     expect(exact.coarse).toBeUndefined();

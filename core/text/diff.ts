@@ -74,7 +74,11 @@ export function editDiff(path: string, edit: EditResult, options?: DiffOptions):
  * apply: the same comparison budget as the model's diffs, so the same texts always give the same hunks; past it
  * the changed region is one block (`coarse`), still exact.
  */
-export function textHunks(before: string, after: string, options?: Pick<DiffOptions, "context" | "maxComparisons">): { hunks: StructuredPatchHunk[]; coarse: boolean } {
+export function textHunks(
+  before: string,
+  after: string,
+  options?: Pick<DiffOptions, "context" | "maxComparisons">,
+): { hunks: StructuredPatchHunk[]; coarse: boolean } {
   const budget = new ComparisonBudget(options?.maxComparisons ?? DEFAULTS.maxComparisons);
   return lineDiff(splitLines(before), splitLines(after), options?.context ?? DEFAULTS.context, budget);
 }
@@ -122,7 +126,12 @@ interface Run {
  * rejoin as removed or added between the matches. The smallest diff of the shared lines is the smallest diff
  * of the texts. When the matching spends its budget, the changed region is one block (marked coarse).
  */
-function lineDiff(before: readonly string[], after: readonly string[], context: number, budget: ComparisonBudget): { hunks: StructuredPatchHunk[]; coarse: boolean } {
+function lineDiff(
+  before: readonly string[],
+  after: readonly string[],
+  context: number,
+  budget: ComparisonBudget,
+): { hunks: StructuredPatchHunk[]; coarse: boolean } {
   const shorter = Math.min(before.length, after.length);
   let head = 0;
   while (head < shorter && before[head] === after[head]) head++;
@@ -222,7 +231,13 @@ function hunksOf(runs: readonly Run[], context: number): StructuredPatchHunk[] {
       if (open === undefined) {
         const previous = nonEmpty[i - 1];
         const lead = previous?.kind === "equal" && context > 0 ? previous.lines.slice(-context) : [];
-        open = { oldStart: oldLine - lead.length, newStart: newLine - lead.length, lines: lead.map((l) => ` ${l}`), oldLines: lead.length, newLines: lead.length };
+        open = {
+          oldStart: oldLine - lead.length,
+          newStart: newLine - lead.length,
+          lines: lead.map((l) => ` ${l}`),
+          oldLines: lead.length,
+          newLines: lead.length,
+        };
       }
       const sign = run.kind === "added" ? "+" : "-";
       for (const line of run.lines) open.lines.push(sign + line);

@@ -81,7 +81,11 @@ describe("applyEdit", () => {
 
   test("encodeEdit splices the original bytes: identical to encoding the edited text", () => {
     const encode = (s: string) => new TextEncoder().encode(s);
-    for (const [text, bom] of [["ascii a\r\nfoo\nfoo", false], ["ñ😀 foo € foo\n", false], ["bom foo", true]] as const) {
+    for (const [text, bom] of [
+      ["ascii a\r\nfoo\nfoo", false],
+      ["ñ😀 foo € foo\n", false],
+      ["bom foo", true],
+    ] as const) {
       const bytes = Uint8Array.from([...(bom ? [0xef, 0xbb, 0xbf] : []), ...encode(text)]);
       const result = applyEdit(text, { oldString: "foo", newString: "bär\nbaz", replaceAll: true, path: "f" });
       const expected = Uint8Array.from([...(bom ? [0xef, 0xbb, 0xbf] : []), ...encode(result.text)]);
@@ -90,7 +94,7 @@ describe("applyEdit", () => {
   });
 
   test("editDiff numbers hunks by file lines across several and multi-line replacements", () => {
-    const before = Array.from({ length: 40 }, (_, i) => `l${i + 1}`).join("\n") + "\n";
+    const before = `${Array.from({ length: 40 }, (_, i) => `l${i + 1}`).join("\n")}\n`;
     const result = applyEdit(before, { oldString: "l5\n", newString: "five\nFIVE\n", replaceAll: false, path: "f" });
     expect(editDiff("f", result).text).toBe(unifiedDiff("f", before, result.text).text);
     const many = applyEdit(before.replace("l30", "l5x"), { oldString: "l5", newString: "L5", replaceAll: true, path: "f" });
@@ -106,17 +110,19 @@ describe("applyEdit", () => {
 
 describe("unifiedDiff", () => {
   test("a whole-text diff with three lines of context", () => {
-    const before = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join("\n") + "\n";
+    const before = `${Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join("\n")}\n`;
     const after = before.replace("line 10\n", "line ten\n");
     const diff = unifiedDiff("f.txt", before, after);
     expect(diff.text).toBe(
-      ["--- f.txt", "+++ f.txt", "@@ -7,7 +7,7 @@", " line 7", " line 8", " line 9", "-line 10", "+line ten", " line 11", " line 12", " line 13", ""].join("\n"),
+      ["--- f.txt", "+++ f.txt", "@@ -7,7 +7,7 @@", " line 7", " line 8", " line 9", "-line 10", "+line ten", " line 11", " line 12", " line 13", ""].join(
+        "\n",
+      ),
     );
     expect([diff.added, diff.removed, diff.truncated]).toEqual([1, 1, false]);
   });
 
   test("region diffs match whole-text diffs with correct line numbers", () => {
-    const before = Array.from({ length: 200 }, (_, i) => `row ${i + 1}\r`).join("\n") + "\n";
+    const before = `${Array.from({ length: 200 }, (_, i) => `row ${i + 1}\r`).join("\n")}\n`;
     const result = applyEdit(before, { oldString: "row 50\nrow 51", newString: "changed", replaceAll: false, path: "f" });
     const regional = editDiff("f", result);
     expect(regional.text).toBe(unifiedDiff("f", before, result.text).text);

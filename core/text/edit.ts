@@ -199,9 +199,7 @@ function notFound(view: string, needle: string, path: string): FsError {
     const [first] = near as [NearMatch, ...NearMatch[]];
     const where = near.map((m) => (m.from === m.to ? `line ${m.from}` : `lines ${m.from}-${m.to}`)).join(", ");
     const tabs = first.text.some((l) => /^\s*\t/.test(l)) && !/^[ ]*\t/m.test(needle) ? " (the file indents with tabs)" : "";
-    const shown = first.text
-      .slice(0, SHOWN_LINES)
-      .map((l, i) => `${first.from + i}: ${l.length > SHOWN_CHARS ? `${l.slice(0, SHOWN_CHARS)}…` : l}`);
+    const shown = first.text.slice(0, SHOWN_LINES).map((l, i) => `${first.from + i}: ${l.length > SHOWN_CHARS ? `${l.slice(0, SHOWN_CHARS)}…` : l}`);
     if (first.text.length > SHOWN_LINES) shown.push("…");
     message +=
       `. It matches ${where} if whitespace and line endings are ignored${tabs}; nothing was changed. ` +
@@ -230,7 +228,9 @@ function nearMatches(view: string, needle: string): NearMatch[] {
     const single = wanted.length === 1;
     const hit = single
       ? (squashed[i] as string).includes(wanted[0] as string)
-      : wanted.every((w, k) => (k === 0 ? (squashed[i] as string).endsWith(w) : k === wanted.length - 1 ? (squashed[i + k] as string).startsWith(w) : squashed[i + k] === w));
+      : wanted.every((w, k) =>
+          k === 0 ? (squashed[i] as string).endsWith(w) : k === wanted.length - 1 ? (squashed[i + k] as string).startsWith(w) : squashed[i + k] === w,
+        );
     if (hit) {
       found.push({ from: i + 1, to: i + wanted.length, text: fileLines.slice(i, i + wanted.length) });
       i += wanted.length - 1;

@@ -74,4 +74,3 @@ describe("readEnvelope", () => {
     expect(read(json)).toEqual(envelope);
   });
 });
-

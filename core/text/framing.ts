@@ -108,7 +108,10 @@ export class LineLimiter {
 }
 
 function concatUpTo(parts: readonly Uint8Array[], max: number): Uint8Array {
-  const total = Math.min(max, parts.reduce((n, p) => n + p.length, 0));
+  const total = Math.min(
+    max,
+    parts.reduce((n, p) => n + p.length, 0),
+  );
   const out = new Uint8Array(total);
   let at = 0;
   for (const part of parts) {

@@ -70,9 +70,10 @@ describe("readWindow over any chunking", () => {
       const label = JSON.stringify({ text, bom, chunk, offset, limit });
       expect(window.totalLines, label).toBe(all.length);
       expect(window.bom, label).toBe(bom);
-      expect(window.lines.map((l) => [l.number, l.text]), label).toEqual(
-        all.slice(offset - 1, offset - 1 + limit).map((l, i) => [offset + i, l.replace(/\r$/, "")]),
-      );
+      expect(
+        window.lines.map((l) => [l.number, l.text]),
+        label,
+      ).toEqual(all.slice(offset - 1, offset - 1 + limit).map((l, i) => [offset + i, l.replace(/\r$/, "")]));
     }
   });
 });

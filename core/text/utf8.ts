@@ -118,8 +118,6 @@ export class TextStreamDecoder {
   }
 }
 
-
-
 /**
  * The length of the longest prefix of `bytes[0, length)` that does not end inside a multi-byte character:
  * where to cut UTF-8 so that no half character is left at the end.
@@ -138,13 +136,7 @@ export function completeUtf8Prefix(bytes: Uint8Array, length: number = bytes.len
 }
 
 /** The FS_NOT_TEXT error for `path`, with the reason as data and as words. */
-export function notTextError(
-  path: string | undefined,
-  reason: NotTextReason,
-  message: string,
-  details?: Record<string, unknown>,
-  cause?: unknown,
-): FsError {
+export function notTextError(path: string | undefined, reason: NotTextReason, message: string, details?: Record<string, unknown>, cause?: unknown): FsError {
   const subject = path === undefined ? "Cannot decode the text" : `Cannot read "${path}" as text`;
   return new FsError("FS_NOT_TEXT", `${subject}: ${message}`, {
     cause,

@@ -73,13 +73,7 @@ describe("readWindow", () => {
   });
 
   test("chunking never changes the result", async () => {
-    const samples = [
-      "a\r\nbb\r\n\r\nccc\nlast",
-      "\uFEFFbom\nline ñ€😀\n",
-      `${"z".repeat(5000)}\ntail\n`,
-      "\n\n\n",
-      "no newline at all",
-    ];
+    const samples = ["a\r\nbb\r\n\r\nccc\nlast", "\uFEFFbom\nline ñ€😀\n", `${"z".repeat(5000)}\ntail\n`, "\n\n\n", "no newline at all"];
     for (const sample of samples) {
       const whole = await window(sample, { maxLineChars: 100, maxBytes: 300 });
       for (const size of [1, 2, 3, 7, 256]) {

@@ -76,7 +76,10 @@ class LineWindow {
   }
 
   push(chunk: Uint8Array): void {
-    if (this.#head === undefined) return this.#scan(chunk);
+    if (this.#head === undefined) {
+      this.#scan(chunk);
+      return;
+    }
     // Hold the first bytes back until it is clear whether they are a byte-order mark.
     const head = concatBytes([this.#head, chunk]);
     if (isUtf8BomPrefix(head)) {
@@ -134,9 +137,10 @@ class LineWindow {
   // (countLineFeeds), which is what keeps reading the end of a large file close to the cost of reading it.
   // Returns where scanning resumes.
   #skip(chunk: Uint8Array, start: number): number {
-    const until = this.#lineNumber < this.#options.offset && !this.#byteCapped && this.#lines.length < this.#options.limit
-      ? this.#options.offset
-      : Number.POSITIVE_INFINITY;
+    const until =
+      this.#lineNumber < this.#options.offset && !this.#byteCapped && this.#lines.length < this.#options.limit
+        ? this.#options.offset
+        : Number.POSITIVE_INFINITY;
     const rest = start === 0 ? chunk : chunk.subarray(start);
     const feeds = countLineFeeds(rest);
     if (this.#lineNumber + feeds < until) {
@@ -211,7 +215,6 @@ class LineWindow {
   }
 }
 
-
 const encoder = new TextEncoder();
 
 function byteLength(text: string): number {
@@ -225,8 +228,6 @@ function byteLength(text: string): number {
   }
   return ascii ? text.length : encoder.encode(text).length;
 }
-
-
 
 function concatAll(parts: readonly Uint8Array[], length: number): Uint8Array {
   if (parts.length === 1) return parts[0] as Uint8Array;

@@ -62,6 +62,9 @@ const NAMED: Readonly<Record<string, string>> = { "\n": "\\n", "\r": "\\r", "\t"
 
 // Control characters, line separators and bidirectional overrides, which could make text read as other text.
 function printable(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return text.replace(
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this makes visible.
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g,
+    (c) => NAMED[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }

@@ -2,14 +2,28 @@ import { z } from "zod";
 import { HeadTailCollector } from "../process/collectors.ts";
 import type { ProcessResult, ProcessRunner } from "../process/types.ts";
 import { ToolError } from "./types.ts";
-import { type CallContext, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
+import type { CallContext, Tool, ToolEnv, ToolOutput } from "./tool.ts";
 
 /**
  * What a bash command inherits of the host's environment unless the host passes more (`bashEnv`): what
  * programs need to find themselves, their locale and terminal, and nothing that tends to hold a secret.
  * docs/notes/0010-confined-shell.md.
  */
-export const DEFAULT_BASH_ENV: readonly string[] = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "LC_*", "TERM", "COLORTERM", "NO_COLOR", "TZ", "TMPDIR"];
+export const DEFAULT_BASH_ENV: readonly string[] = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "SHELL",
+  "LANG",
+  "LANGUAGE",
+  "LC_*",
+  "TERM",
+  "COLORTERM",
+  "NO_COLOR",
+  "TZ",
+  "TMPDIR",
+];
 
 export interface BashArgs {
   readonly command: string;
@@ -31,7 +45,10 @@ export function bashTool(env: ToolEnv): Tool<BashArgs> {
       (env.bashSandbox ? ` Commands run ${env.bashSandbox}` : ""),
     schema: z
       .object({
-        command: z.string().refine((c) => c.trim() !== "", "command is blank").describe("The bash command line"),
+        command: z
+          .string()
+          .refine((c) => c.trim() !== "", "command is blank")
+          .describe("The bash command line"),
         timeout: z
           .number()
           .positive()
@@ -43,8 +60,8 @@ export function bashTool(env: ToolEnv): Tool<BashArgs> {
     guidance:
       unavailable(env) ??
       "Check the last line of a bash result, [exit code: N]: anything but 0 means the command failed. Background " +
-      "jobs are killed when the command exits or times out." +
-      (env.bashSandbox ? ` bash commands run ${env.bashSandbox}` : ""),
+        "jobs are killed when the command exits or times out." +
+        (env.bashSandbox ? ` bash commands run ${env.bashSandbox}` : ""),
     run: (args, call) => runBash(runnerOf(env), env, args, call),
   };
 }
@@ -79,12 +96,21 @@ async function runBash(runner: ProcessRunner, env: ToolEnv, args: BashArgs, call
     ...(call.signal ? { signal: call.signal } : {}),
   });
   let omitted = 0;
-  const text = output.text((n) => {
-    omitted = n;
-    return `[... ${n} of ${output.totalBytes} bytes omitted ...]`;
-  }, { wholeLines: true });
+  const text = output.text(
+    (n) => {
+      omitted = n;
+      return `[... ${n} of ${output.totalBytes} bytes omitted ...]`;
+    },
+    { wholeLines: true },
+  );
   const shown = text === "" ? "(no output)" : text.endsWith("\n") ? text.slice(0, -1) : text;
-  const meta = { exitCode: result.exitCode, signal: result.signal, timedOut: result.stopReason === "timeout", outputBytes: output.totalBytes, omittedBytes: omitted };
+  const meta = {
+    exitCode: result.exitCode,
+    signal: result.signal,
+    timedOut: result.stopReason === "timeout",
+    outputBytes: output.totalBytes,
+    omittedBytes: omitted,
+  };
   if (result.stopReason === "abort") {
     throw new ToolError("TOOL_ABORTED", `${shown}\n[cancelled; the command was stopped]`);
   }

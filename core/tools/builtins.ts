@@ -94,7 +94,16 @@ export const BUILTIN_TOOLS: Readonly<Record<ToolName, DefinedTool>> = {
   glob: {
     name: "glob",
     traits: { title: "Find files", readOnly: true, destructive: false, idempotent: true, openWorld: false },
-    result: { shape: { const: "paths" }, root: text, paths: { type: "array", items: text }, truncated: flag, total: count, lowerBound: flag, spill: text, searchedBy: text },
+    result: {
+      shape: { const: "paths" },
+      root: text,
+      paths: { type: "array", items: text },
+      truncated: flag,
+      total: count,
+      lowerBound: flag,
+      spill: text,
+      searchedBy: text,
+    },
     kind: "search",
     permission: undefined,
     needs: "search",
@@ -146,7 +155,9 @@ export const BUILTIN_TOOLS: Readonly<Record<ToolName, DefinedTool>> = {
         return `bash ${JSON.stringify(command.length > 80 ? `${command.slice(0, 79)}…` : command || "bash")}`;
       }
       // The user approves what the title shows: every line of the command, not the first.
-      return whole.length > COMMAND_TITLE_CHARS ? `${whole.slice(0, COMMAND_TITLE_CHARS)}… [${whole.length - COMMAND_TITLE_CHARS} more characters]` : whole || "bash";
+      return whole.length > COMMAND_TITLE_CHARS
+        ? `${whole.slice(0, COMMAND_TITLE_CHARS)}… [${whole.length - COMMAND_TITLE_CHARS} more characters]`
+        : whole || "bash";
     },
     create: factory(bashTool),
   },

@@ -107,7 +107,8 @@ const NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** A host's tool, to pass among `ToolkitOptions.tools`. */
 export function defineTool<Args extends Record<string, unknown>>(spec: ToolSpec<Args>): DefinedTool {
-  if (typeof spec.name !== "string" || !NAME.test(spec.name)) throw new RangeError(`defineTool: name must be 1-64 letters, digits, _ or -, got ${JSON.stringify(spec.name)}`);
+  if (typeof spec.name !== "string" || !NAME.test(spec.name))
+    throw new RangeError(`defineTool: name must be 1-64 letters, digits, _ or -, got ${JSON.stringify(spec.name)}`);
   const traits: ToolTraits = { title: spec.traits.title ?? spec.name, ...spec.traits } as ToolTraits;
   const kind = spec.kind ?? (traits.readOnly ? "read" : traits.openWorld ? "execute" : "other");
   const permission = spec.permission === null ? undefined : (spec.permission ?? (traits.readOnly ? undefined : traits.openWorld ? "execute" : "edit"));
@@ -175,7 +176,10 @@ function context(env: ToolEnv, args: Record<string, unknown>, call: CallContext)
       } catch (error) {
         // A createIfAbsent guard meets a file this actor never read.
         if (!isFsError(error, "FS_NOT_OBSERVED")) throw error;
-        throw new FsError("FS_NOT_OBSERVED", `Cannot write "${shown}": it has not been read in this session; read it first`, { cause: error, details: { path: target.displayPath } });
+        throw new FsError("FS_NOT_OBSERVED", `Cannot write "${shown}": it has not been read in this session; read it first`, {
+          cause: error,
+          details: { path: target.displayPath },
+        });
       }
       ledger?.record(call.actor, target.key, { kind: "present", version: written.version });
       return { path: shown, operation: written.operation };

@@ -25,7 +25,10 @@ export function editTool(env: ToolEnv): Tool<EditArgs> {
       "(CRLF and LF are treated alike) and occur once, unless replace_all is true. Everything else in the file stays byte for byte.",
     schema: z
       .object({
-        path: z.string().min(1).describe(`File path, absolute or relative to the working directory${otherRoots(env.roots)}`),
+        path: z
+          .string()
+          .min(1)
+          .describe(`File path, absolute or relative to the working directory${otherRoots(env.roots)}`),
         old_string: z
           .string()
           .min(1)

@@ -154,10 +154,7 @@ export function withEscalation(schema: z.ZodType<Record<string, unknown>>, mode:
   const object = schema as unknown as z.ZodObject;
   return object
     .extend({
-      sandbox_permissions: z
-        .enum(wider)
-        .optional()
-        .describe("Only when retrying, once, a call the sandbox just refused: the wider mode to ask the user for"),
+      sandbox_permissions: z.enum(wider).optional().describe("Only when retrying, once, a call the sandbox just refused: the wider mode to ask the user for"),
       justification: z.string().optional().describe("With sandbox_permissions: one sentence telling the user why this call needs it"),
     })
     .strict()

@@ -36,7 +36,11 @@ export function globTool(env: ToolEnv): Tool<GlobArgs> {
     schema: z
       .object({
         pattern: z.string().describe('Glob such as "*.ts", "src/**/*.test.ts" or "{a,b}/*.md"'),
-        path: z.string().min(1).optional().describe(`Directory to search (default: the working directory)${otherRoots(env.roots)}`),
+        path: z
+          .string()
+          .min(1)
+          .optional()
+          .describe(`Directory to search (default: the working directory)${otherRoots(env.roots)}`),
       })
       .strict(),
     guidance:

@@ -34,7 +34,11 @@ export function grepTool(env: ToolEnv): Tool<GrepArgs> {
     schema: z
       .object({
         pattern: z.string().min(1).describe("Regular expression (ripgrep syntax)"),
-        path: z.string().min(1).optional().describe(`File or directory to search (default: the working directory)${otherRoots(env.roots)}`),
+        path: z
+          .string()
+          .min(1)
+          .optional()
+          .describe(`File or directory to search (default: the working directory)${otherRoots(env.roots)}`),
         include: z.string().optional().describe('One glob for the files to search, such as "*.ts" or "*.{js,jsx}"'),
       })
       .strict(),
@@ -108,7 +112,10 @@ async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise
   }
   if (total === 0) {
     const skipped = root.type === "file" ? "" : " (hidden, ignored and binary files were skipped; name them with path or include to search them)";
-    return { content: `No matches for ${quoteInput(args.pattern, "json")}${where}${skipped}.${note}`, meta: { ...meta([], 0, limits.searchMetaBytes), ...fellBack.meta } };
+    return {
+      content: `No matches for ${quoteInput(args.pattern, "json")}${where}${skipped}.${note}`,
+      meta: { ...meta([], 0, limits.searchMetaBytes), ...fellBack.meta },
+    };
   }
   if (total <= cap) {
     const header = `Found ${plural(total, "match", "matches")} in ${plural(files, "file")}.`;
@@ -128,7 +135,12 @@ async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise
   const header = `Found ${atLeast}${total} matches in ${atLeast}${plural(files, "file")}; showing the first ${cap} (in ${plural(shownFiles, "file")}).`;
   return {
     content: `${header}\n\n${render(page)}\n\n(${recovery})${note}`,
-    meta: { ...meta(page, total, limits.searchMetaBytes), ...fellBack.meta, ...(stopped ? { lowerBound: true } : {}), ...(saved ? { spill: saved.locator } : {}) },
+    meta: {
+      ...meta(page, total, limits.searchMetaBytes),
+      ...fellBack.meta,
+      ...(stopped ? { lowerBound: true } : {}),
+      ...(saved ? { spill: saved.locator } : {}),
+    },
   };
 }
 

@@ -19,7 +19,7 @@ export interface GuidanceInput {
 }
 
 export function toolkitGuidance(kit: GuidanceInput, confining: boolean, searching: boolean): string {
-const { tools, policy, sandbox: options, roots: workspaceRoots, fs, workspace } = kit;
+  const { tools, policy, sandbox: options, roots: workspaceRoots, fs, workspace } = kit;
   // A listed glob or grep without a backend fails every call; its guidance says so instead of how it works.
   const parts = tools
     .map((r) => (r.entry.needs === "search" && !searching ? `${r.tool.name} cannot run in this session: no search backend was configured.` : r.tool.guidance))
@@ -34,8 +34,7 @@ const { tools, policy, sandbox: options, roots: workspaceRoots, fs, workspace } 
       return path === workspace ? "the workspace" : workspaceRoots.show(path);
     });
     const guarded = [...new Set([".git", ...(policy?.protectedPaths ?? [])])];
-    const where =
-      sandbox.mode === "read-only" ? "refuses every write" : `refuses writes outside ${listed([...new Set(roots)])}, and to ${listed(guarded)}`;
+    const where = sandbox.mode === "read-only" ? "refuses every write" : `refuses writes outside ${listed([...new Set(roots)])}, and to ${listed(guarded)}`;
     // A path outside the read scope, or on the deny list, is refused before any mode is considered.
     const unreadable = policy !== undefined && (policy.readScope === "workspace" || !policy.deny.empty) ? ", except for a path no tool may read" : "";
     const unless = sandbox.approve ? `; a refusal says how to ask the user to allow one call${unreadable}` : "";
@@ -47,7 +46,9 @@ const { tools, policy, sandbox: options, roots: workspaceRoots, fs, workspace } 
     .filter(({ entry }) => entry.traits.readOnly && !entry.traits.openWorld && (entry.kind === "read" || entry.kind === "search"))
     .map(({ entry }) => entry.name);
   if (policy && readers.length > 0 && policy.readScope === "workspace") {
-    parts.push(`${readers.join(", ")} see only the workspace, the writable roots${policy.readableRoots.length > 0 ? ` and ${policy.readableRoots.join(", ")}` : ""}.`);
+    parts.push(
+      `${readers.join(", ")} see only the workspace, the writable roots${policy.readableRoots.length > 0 ? ` and ${policy.readableRoots.join(", ")}` : ""}.`,
+    );
   }
   if (policy && !policy.deny.empty) {
     parts.push(`Paths matching ${policy.deny.patterns.map((p) => JSON.stringify(p)).join(", ")} are refused to every tool.`);

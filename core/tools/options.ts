@@ -65,7 +65,7 @@ export function bashOffer(sandbox: Pick<SandboxOptions, "mode" | "deny" | "readS
   if (!sandbox || (sandbox.mode === "full-access" && !hides)) return { offered: true, confined: false };
   if (sandbox.confinement?.available) return { offered: true, confined: true };
   const why = sandbox.mode !== "full-access" ? `the ${sandbox.mode} sandbox` : (sandbox.deny ?? []).length > 0 ? "the deny list" : "the workspace read scope";
-  const detail = sandbox.confinement ? sandbox.confinement.reason ?? "confinement is unavailable" : "no OS confinement (bubblewrap) was configured";
+  const detail = sandbox.confinement ? (sandbox.confinement.reason ?? "confinement is unavailable") : "no OS confinement (bubblewrap) was configured";
   return { offered: false, reason: `bash is not available: its commands cannot be held to ${why} here (${detail})` };
 }
 

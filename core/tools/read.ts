@@ -28,7 +28,10 @@ export function readTool(env: ToolEnv): Tool<ReadArgs> {
       "Use offset and limit to page through large files.",
     schema: z
       .object({
-        path: z.string().min(1).describe(`File path, absolute or relative to the working directory${otherRoots(env.roots)}`),
+        path: z
+          .string()
+          .min(1)
+          .describe(`File path, absolute or relative to the working directory${otherRoots(env.roots)}`),
         offset: z.number().int().min(1).optional().describe("First line to show, 1-based (default 1)"),
         limit: z.number().int().min(1).max(readLines).optional().describe(`Lines to show (default and maximum ${readLines})`),
       })
@@ -78,8 +81,7 @@ async function runRead(env: ToolEnv, args: ReadArgs, call: CallContext): Promise
   if (offset > total && !(total === 0 && offset === 1)) {
     throw new FsError(
       "FS_NOT_FOUND",
-      `Cannot read "${shown}" from line ${offset}: it has ${plural(total, "line")}` +
-        (total > 0 ? `; use an offset from 1 to ${total}` : ""),
+      `Cannot read "${shown}" from line ${offset}: it has ${plural(total, "line")}${total > 0 ? `; use an offset from 1 to ${total}` : ""}`,
       { details: { path: target.displayPath, totalLines: total } },
     );
   }
@@ -120,11 +122,7 @@ async function missing(env: ToolEnv, target: FsTarget, shown: string, call: Call
   const similar = await similarNames(env, target, call);
   const parent = call.roots.show(parentPath(target.displayPath));
   const hint =
-    similar.length > 0
-      ? `; similar names in ${parent}: ${similar.map((n) => JSON.stringify(n)).join(", ")}`
-      : env.has("glob")
-        ? "; use glob to find it"
-        : "";
+    similar.length > 0 ? `; similar names in ${parent}: ${similar.map((n) => JSON.stringify(n)).join(", ")}` : env.has("glob") ? "; use glob to find it" : "";
   return new FsError("FS_NOT_FOUND", `Cannot read "${shown}": no such file${hint}`, {
     cause,
     details: { path: target.displayPath, similar },

@@ -5,7 +5,7 @@ import type { FsTarget } from "../fs/types.ts";
 import type { SearchBackend, StreamOutcome } from "../search/backend.ts";
 import { SearchError } from "../search/errors.ts";
 import { beginSpill, type SpillWriter } from "../spill/mod.ts";
-import { type CallContext, type ToolEnv } from "./tool.ts";
+import type { CallContext, ToolEnv } from "./tool.ts";
 
 /** The backend (under the call's read rules), or a SEARCH_FAILED that says why there is none. */
 export function backendOf(env: ToolEnv, call: CallContext): SearchBackend {

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { boundMessage, quoteInput } from "../errors/mod.ts";
 import { isFsError, throwIfAborted } from "../fs/errors.ts";
 import { KeyedLock } from "../fs/lock.ts";
@@ -88,13 +88,15 @@ class ToolkitImpl implements Toolkit {
     const bash = bashOffer(sandbox);
     const withheld: Partial<Record<ToolName, string>> = {};
     if (options.runner && !bash.offered) withheld.bash = bash.reason;
-    const entries: readonly DefinedTool[] = (options.tools ?? [
-      "read",
-      "write",
-      "edit",
-      ...(options.search ? (["glob", "grep"] as const) : []),
-      ...(options.runner && bash.offered ? (["bash"] as const) : []),
-    ]).map(registration);
+    const entries: readonly DefinedTool[] = (
+      options.tools ?? [
+        "read",
+        "write",
+        "edit",
+        ...(options.search ? (["glob", "grep"] as const) : []),
+        ...(options.runner && bash.offered ? (["bash"] as const) : []),
+      ]
+    ).map(registration);
     const names = entries.map((entry) => entry.name);
     const twice = names.find((name, i) => names.indexOf(name) !== i);
     if (twice !== undefined) throw new RangeError(`tools: ${JSON.stringify(twice)} is registered twice`);
@@ -257,12 +259,11 @@ class ToolkitImpl implements Toolkit {
     const program = (sandbox.confinement as ShellConfinement).program;
     return confinedRunner(runner, program, async (spec) => {
       const rules = await this.#rules(policy, spec.signal);
-      if (spec.cwd !== undefined) readAccess(this.#fs, rules)?.check(await this.#fs.resolve(spec.cwd, spec.signal ? { signal: spec.signal } : undefined), "run commands in");
+      if (spec.cwd !== undefined)
+        readAccess(this.#fs, rules)?.check(await this.#fs.resolve(spec.cwd, spec.signal ? { signal: spec.signal } : undefined), "run commands in");
       return shellView(this.#fs, rules, policy.mode, spec.signal ? { signal: spec.signal } : undefined);
     });
   }
-
-
 }
 
 function invalidArguments(tool: string, error: z.ZodError): ToolError {
@@ -285,7 +286,8 @@ function workspaceRoots(workspace: string | readonly string[] | undefined, cwd: 
 }
 
 function absolute(path: string, what: string): string {
-  if (typeof path !== "string" || !isAbsolutePath(path)) throw new ToolError("TOOL_INVALID_ARGUMENTS", `${what} must be an absolute path, got ${JSON.stringify(path)}`);
+  if (typeof path !== "string" || !isAbsolutePath(path))
+    throw new ToolError("TOOL_INVALID_ARGUMENTS", `${what} must be an absolute path, got ${JSON.stringify(path)}`);
   return resolvePath("/", path);
 }
 
@@ -298,10 +300,12 @@ function usable(entry: DefinedTool, search: SearchBackend | undefined, runner: P
 // A built-in tool by name, or a host's as defineTool made it.
 function registration(tool: ToolName | DefinedTool): DefinedTool {
   if (typeof tool !== "string") {
-    if (typeof tool !== "object" || tool === null || typeof tool.create !== "function") throw new RangeError(`tools: ${String(tool)} is neither a tool name nor a defineTool result`);
+    if (typeof tool !== "object" || tool === null || typeof tool.create !== "function")
+      throw new RangeError(`tools: ${String(tool)} is neither a tool name nor a defineTool result`);
     return tool;
   }
-  if (!Object.hasOwn(BUILTIN_TOOLS, tool)) throw new RangeError(`tools: unknown tool ${JSON.stringify(tool)}; the built-in ones are ${Object.keys(BUILTIN_TOOLS).join(", ")}`);
+  if (!Object.hasOwn(BUILTIN_TOOLS, tool))
+    throw new RangeError(`tools: unknown tool ${JSON.stringify(tool)}; the built-in ones are ${Object.keys(BUILTIN_TOOLS).join(", ")}`);
   return BUILTIN_TOOLS[tool];
 }
 

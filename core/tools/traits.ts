@@ -6,7 +6,6 @@ import type { DefinedTool, ToolTraits } from "./define.ts";
 
 export type { ToolTraits } from "./define.ts";
 
-
 /** The traits of each built-in tool (each tool carries its own: DefinedTool.traits). */
 export const TOOL_TRAITS: Readonly<Record<ToolName, ToolTraits>> = Object.fromEntries(
   Object.values(BUILTIN_TOOLS).map((tool) => [tool.name, tool.traits]),

@@ -24,7 +24,10 @@ export function writeTool(env: ToolEnv): Tool<WriteArgs> {
       "An existing file keeps its line-ending style and byte-order mark.",
     schema: z
       .object({
-        path: z.string().min(1).describe(`File path, absolute or relative to the working directory${otherRoots(env.roots)}`),
+        path: z
+          .string()
+          .min(1)
+          .describe(`File path, absolute or relative to the working directory${otherRoots(env.roots)}`),
         content: z.string().describe("The complete new content"),
       })
       .strict(),
@@ -158,11 +161,10 @@ async function sampledPrevious(env: ToolEnv, target: FsTarget, call: CallContext
 /** Adds the next step to guard failures; everything else passes through. */
 export function explainWriteFailure(error: unknown, shown: string, guard: FsWriteGuard | undefined): unknown {
   if (isFsError(error, "FS_NOT_OBSERVED") && guard?.kind === "createIfAbsent") {
-    return new FsError(
-      "FS_NOT_OBSERVED",
-      `Cannot write "${shown}": it already exists and has not been read in this session; read it first, then write`,
-      { cause: error, details: error.details },
-    );
+    return new FsError("FS_NOT_OBSERVED", `Cannot write "${shown}": it already exists and has not been read in this session; read it first, then write`, {
+      cause: error,
+      details: error.details,
+    });
   }
   if (isFsError(error, "FS_STALE_VERSION") && !/read it again/.test(error.message)) {
     return new FsError("FS_STALE_VERSION", `${error.message}; read it again, then retry`, { cause: error, details: error.details });

@@ -24,7 +24,15 @@ import type {
 import { OverlayDriver } from "./driver.ts";
 import { OverlayError } from "./errors.ts";
 import { filePatch } from "./patch.ts";
-import { filesOf, type OverlayCheckpointInfo, type OverlayFileNode, type OverlayNode, type OverlayOrigin, type OverlaySnapshot, OverlayUpper } from "./upper.ts";
+import {
+  filesOf,
+  type OverlayCheckpointInfo,
+  type OverlayFileNode,
+  type OverlayNode,
+  type OverlayOrigin,
+  type OverlaySnapshot,
+  OverlayUpper,
+} from "./upper.ts";
 
 export interface OverlayOptions {
   /** The tree the overlay reads through to; it is written only by `commit`. */
@@ -313,7 +321,9 @@ class Overlay implements OverlayFileSystem {
     const info = await this.base.stat(resolved, signal ? { signal } : undefined);
     if (origin.kind === "absent") {
       if (!info) return undefined;
-      return info.type === "file" ? conflict("created", "was created in the base by another writer meanwhile") : conflict("replaced", `is now a ${info.type} in the base`);
+      return info.type === "file"
+        ? conflict("created", "was created in the base by another writer meanwhile")
+        : conflict("replaced", `is now a ${info.type} in the base`);
     }
     if (!info) return conflict("deleted", "was deleted from the base after the overlay read it");
     if (info.type !== "file") return conflict("replaced", `is now a ${info.type} in the base`);

@@ -48,11 +48,12 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 
 // git's C-style quoting of a name with control characters, quotes, backslashes or bytes beyond ASCII.
 function quote(name: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this quotes.
   if (!/[\u0000-\u001f\u007f-\uffff"\\]/.test(name)) return name;
   let out = '"';
   for (const byte of new TextEncoder().encode(name)) {
-    const escape = ESCAPES[byte];
-    if (escape) out += escape;
+    const escaped = ESCAPES[byte];
+    if (escaped) out += escaped;
     else if (byte < 0x20 || byte >= 0x7f) out += `\\${byte.toString(8).padStart(3, "0")}`;
     else out += String.fromCharCode(byte);
   }

@@ -2,7 +2,7 @@
 // Every publication makes a new node and never changes an old one, so a checkpoint is a copy of the map of
 // references (no bytes are copied), and a reader that opened a node keeps reading the bytes it opened.
 import { FsError } from "../errors.ts";
-import { baseName, isWithin, joinPath, parentPath } from "../paths.ts";
+import { baseName, isWithin, parentPath } from "../paths.ts";
 import type { FsVersion } from "../types.ts";
 import { OverlayError } from "./errors.ts";
 

@@ -20,10 +20,7 @@ export function createEngineBackend(fs: FileSystem): WholeSearchBackend {
   });
 }
 
-async function run(
-  scope: SearchScope,
-  work: (budget: Budget, problems: string[]) => Promise<{ nothingSearched?: true }>,
-): Promise<StreamOutcome> {
+async function run(scope: SearchScope, work: (budget: Budget, problems: string[]) => Promise<{ nothingSearched?: true }>): Promise<StreamOutcome> {
   // A whole result is held in memory, so the default output cap applies to it.
   const budget = new Budget(scope, scope.whole === true);
   const problems: string[] = [];

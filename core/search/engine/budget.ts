@@ -59,11 +59,9 @@ export class Budget {
       throw new SearchError("SEARCH_ABORTED", "The search was cancelled before it finished.", { cause: this.signal.reason });
     }
     if (Date.now() >= this.#deadline) {
-      throw new SearchError(
-        "SEARCH_ABORTED",
-        `The search did not finish within ${this.#timeoutMs} ms; narrow the path or the pattern and try again.`,
-        { details: { timeoutMs: this.#timeoutMs } },
-      );
+      throw new SearchError("SEARCH_ABORTED", `The search did not finish within ${this.#timeoutMs} ms; narrow the path or the pattern and try again.`, {
+        details: { timeoutMs: this.#timeoutMs },
+      });
     }
   }
 

@@ -5,8 +5,7 @@ import { compileOverrides } from "./overrides.ts";
 import { parseRule, RuleSyntaxError } from "./rules.ts";
 import { byteString, trimEndWhiteSpace } from "./text.ts";
 
-const matches = (glob: string, path: string, options?: Parameters<typeof compileGlob>[1]) =>
-  compileGlob(glob, options).test(byteString(path));
+const matches = (glob: string, path: string, options?: Parameters<typeof compileGlob>[1]) => compileGlob(glob, options).test(byteString(path));
 
 describe("glob compiler (rule G)", () => {
   test("`?` and classes see bytes, so a two-byte character needs two of them", () => {
@@ -270,8 +269,12 @@ describe("overrides (rules O6-O7)", () => {
 
   test("syntax errors come before the nest limit, which ripgrep only meets when it builds the set", () => {
     const deep = `${"{".repeat(300)}a${"}".repeat(300)}`;
-    expect(() => compileOverrides([{ glob: deep }, { glob: "[z-a]" }])).toThrow(expect.objectContaining({ message: "error parsing glob '[z-a]': invalid range; 'z' > 'a'" }));
-    expect(() => compileOverrides([{ glob: deep }, { glob: "ok" }])).toThrow(expect.objectContaining({ code: "SEARCH_INVALID_PATTERN", details: expect.objectContaining({ tooDeep: true }) }));
+    expect(() => compileOverrides([{ glob: deep }, { glob: "[z-a]" }])).toThrow(
+      expect.objectContaining({ message: "error parsing glob '[z-a]': invalid range; 'z' > 'a'" }),
+    );
+    expect(() => compileOverrides([{ glob: deep }, { glob: "ok" }])).toThrow(
+      expect.objectContaining({ code: "SEARCH_INVALID_PATTERN", details: expect.objectContaining({ tooDeep: true }) }),
+    );
   });
 
   test("a malformed glob fails SEARCH_INVALID_PATTERN with ripgrep's message", () => {

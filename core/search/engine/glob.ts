@@ -244,7 +244,6 @@ class GlobParser {
   }
 }
 
-
 // ---------------------------------------------------------------------------------------------------------
 // Nesting, as regex-syntax counts it (its NestLimiter): a bracket class, a repetition, a group, an
 // alternation and a concatenation of two or more items each add a level; literals, `.` and anchors do not.

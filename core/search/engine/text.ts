@@ -2,6 +2,7 @@
 import { encodeUtf8 } from "../../text/mod.ts";
 
 const strictDecoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the range is all of ASCII, control characters included.
 const NON_ASCII = /[^\x00-\x7f]/;
 
 /**
@@ -71,8 +72,8 @@ export function strictUtf8(bytes: Uint8Array): string | undefined {
 // Rust's char::is_whitespace (the Unicode White_Space property), which ripgrep trims from glob lines. It
 // differs from String.prototype.trimEnd: U+0085 is whitespace here, U+FEFF is not.
 const WHITE_SPACE = new Set([
-  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006,
-  0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029, 0x202f, 0x205f, 0x3000,
+  0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028,
+  0x2029, 0x202f, 0x205f, 0x3000,
 ]);
 
 /** `text` without trailing Unicode White_Space. */

@@ -132,7 +132,7 @@ class Walker {
       const pause = this.#budget.pace(32 + entry.name.length);
       if (pause) await pause;
       let type = entry.type;
-      let target = entry.target;
+      const target = entry.target;
       const out = joinOut(frame.out, entry.name);
       const abs = `${frame.abs === "/" ? "" : frame.abs}/${entry.name}`;
       // Judged on the canonical path the listing found (a symlink's target), which is what would be read, and
@@ -205,7 +205,6 @@ function joinOut(dir: string, name: string): string {
   if (dir === "") return name;
   return dir.endsWith("/") ? `${dir}${name}` : `${dir}/${name}`;
 }
-
 
 function rethrowAbort(signal: AbortSignal | undefined): (error: unknown) => undefined {
   return (error) => {

@@ -115,7 +115,7 @@ function runeInsts(source: string): ProgInst[] {
 
 // Under (?i) a character with other cases is a class in the HIR; re2js marks such a rune for folding.
 function hasCaseVariants(cp: number, unicode: boolean): boolean {
-  if (!unicode) return ((cp | 0x20) >= 0x61 && (cp | 0x20) <= 0x7a);
+  if (!unicode) return (cp | 0x20) >= 0x61 && (cp | 0x20) <= 0x7a;
   return runeInsts(`(?i:${emit({ kind: "literal", cp, fold: false, unicode: true }, "vm")})`).some((i) => (i.arg & FOLD_CASE) !== 0);
 }
 

@@ -11,7 +11,7 @@ const MAX_SET = 16;
  */
 export function requiredLiterals(node: Node): string[] | undefined {
   const found = required(node);
-  return found && found.every((s) => s !== "") ? found : undefined;
+  return found?.every((s) => s !== "") ? found : undefined;
 }
 
 /**
@@ -126,7 +126,7 @@ function required(node: Node): string[] | undefined {
     }
     default: {
       const set = exact(node);
-      return set && set.every((s) => s !== "") ? set : undefined;
+      return set?.every((s) => s !== "") ? set : undefined;
     }
   }
 }

@@ -317,11 +317,7 @@ class Parser {
     };
     const kind = kinds[name];
     if (kind === undefined) {
-      throw new RegexError(
-        "unrecognized special word boundary assertion, valid choices are: start, end, start-half or end-half",
-        this.#pos + 1,
-        end,
-      );
+      throw new RegexError("unrecognized special word boundary assertion, valid choices are: start, end, start-half or end-half", this.#pos + 1, end);
     }
     this.#pos = end + 1;
     return kind;
@@ -388,11 +384,7 @@ class Parser {
     if (!flags.u) throw new RegexError("Unicode not allowed here", start, this.#pos);
     if (name.startsWith("^")) throw new RegexError("Unicode property not found", start, this.#pos);
     if (resolveProperty(name) === undefined) {
-      throw refusal(
-        "Unicode property not found (the search engine knows general categories, scripts and a few binary properties)",
-        start,
-        this.#pos,
-      );
+      throw refusal("Unicode property not found (the search engine knows general categories, scripts and a few binary properties)", start, this.#pos);
     }
     return { kind: "property", name, negated };
   }
@@ -522,9 +514,7 @@ class Parser {
   }
 }
 
-const POSIX_NAMES = new Set([
-  "alnum", "alpha", "ascii", "blank", "cntrl", "digit", "graph", "lower", "print", "punct", "space", "upper", "word", "xdigit",
-]);
+const POSIX_NAMES = new Set(["alnum", "alpha", "ascii", "blank", "cntrl", "digit", "graph", "lower", "print", "punct", "space", "upper", "word", "xdigit"]);
 
 function refusal(reason: string, start: number, end: number): RegexRefusal {
   return new RegexRefusal(reason, start, end);
@@ -546,8 +536,17 @@ function isHex(c: number): boolean {
 // Rust's char::is_whitespace, which (?x) mode skips.
 function isWhiteSpace(c: number): boolean {
   return (
-    (c >= 0x09 && c <= 0x0d) || c === 0x20 || c === 0x85 || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000
+    (c >= 0x09 && c <= 0x0d) ||
+    c === 0x20 ||
+    c === 0x85 ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000
   );
 }
 

@@ -1,4 +1,4 @@
-// The issue 9 figures on Node and in memory (see bench/races.ts). Run: npx tsx bench/races-node.ts
+// The issue 9 figures on Node and in memory (see bench/races.ts). Run: npx tsx bench/races.node.ts
 import { createMemorySubject } from "../adapters/memory/subject.ts";
 import { createNodeSubject } from "../adapters/node/subject.ts";
 import { measureRaces } from "./races.ts";

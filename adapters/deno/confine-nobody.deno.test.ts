@@ -1,4 +1,4 @@
-// The confine cases (adapters/deno/confine_test.ts) once more as nobody, in a child `deno test` with the
+// The confine cases (adapters/deno/confine.deno.test.ts) once more as nobody, in a child `deno test` with the
 // permissions scripts/test.ts grants, when these tests run as root; ignored, with the reason, where that
 // cannot be done.
 import { nobodyUnavailable, runAsNobody } from "../../test/as-nobody.ts";
@@ -15,8 +15,16 @@ Deno.test({
     const { rgPath } = await import("@vscode/ripgrep").catch(() => ({ rgPath: undefined }));
     const deno = Deno.execPath();
     const programs = [rgPath, "setsid", "kill", "ps", "bash", "sh", "python3", deno].filter((name) => name !== undefined).join(",");
-    const flags = ["--allow-read", "--allow-write", "--allow-sys=uid,gid", "--allow-env=npm_config_arch", `--allow-run=${programs}`, "--allow-ffi", "--allow-net=127.0.0.1"];
-    const { exitCode, output } = await runAsNobody(runner, root, [deno, "test", ...flags, "adapters/deno/confine_test.ts"], { NO_COLOR: "1" });
+    const flags = [
+      "--allow-read",
+      "--allow-write",
+      "--allow-sys=uid,gid",
+      "--allow-env=npm_config_arch",
+      `--allow-run=${programs}`,
+      "--allow-ffi",
+      "--allow-net=127.0.0.1",
+    ];
+    const { exitCode, output } = await runAsNobody(runner, root, [deno, "test", ...flags, "adapters/deno/confine.deno.test.ts"], { NO_COLOR: "1" });
     const summary = /^(ok|FAILED) \| (.*)$/m.exec(output)?.[0] ?? "";
     if (exitCode !== 0 || !summary.startsWith("ok") || !/[1-9]\d* passed/.test(summary)) throw new Error(`the run as nobody exited ${exitCode}: ${output}`);
     console.log(`deno confined bash as nobody: ${summary}`);

@@ -5,7 +5,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { homedir } from "node:os";
 import process from "node:process";
 import { Readable } from "node:stream";
-import { createEngineBackend, createFsSpillStore, createOverlayProvider, createOverlaySearchBackend, type ProcessRunner, type ShellConfinement } from "../../core/mod.ts";
+import {
+  createEngineBackend,
+  createFsSpillStore,
+  createOverlayProvider,
+  createOverlaySearchBackend,
+  type ProcessRunner,
+  type ShellConfinement,
+} from "../../core/mod.ts";
 import type { McpHttpHandler, McpRuntime, McpWorkspace } from "../mcp/mod.ts";
 import { createNodeProvider, createNodeSearchBackend } from "../node/mod.ts";
 import type { McpHost } from "./host.ts";

@@ -1,5 +1,5 @@
 // The issue 9 figures on Deno, with and without FFI, and in memory (see bench/races.ts). Run:
-// deno run -A bench/races_deno.ts
+// deno run -A bench/races.deno.ts
 import { createDenoSubject } from "../adapters/deno/subject.ts";
 import { createMemorySubject } from "../adapters/memory/subject.ts";
 import { measureRaces } from "./races.ts";

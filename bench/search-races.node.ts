@@ -1,4 +1,4 @@
-// Run: npx tsx bench/search-races-node.ts [runs]
+// Run: npx tsx bench/search-races.node.ts [runs]
 import { createNodeSubject } from "../adapters/node/subject.ts";
 import { measureSearchRaces } from "./search-races.ts";
 

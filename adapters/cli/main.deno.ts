@@ -141,7 +141,10 @@ function mcp(tempRoots: readonly string[]): McpHost {
       await serveMcpStdio(session, { input: Deno.stdin.readable, output: process.stdout, ...limits });
     },
     async http(handler, hostname, port, listening) {
-      const server = Deno.serve({ hostname, port, onListen: ({ port: bound }) => listening(`http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${bound}/mcp`) }, (request) => handler.fetch(request));
+      const server = Deno.serve(
+        { hostname, port, onListen: ({ port: bound }) => listening(`http://${hostname.includes(":") ? `[${hostname}]` : hostname}:${bound}/mcp`) },
+        (request) => handler.fetch(request),
+      );
       await signalled;
       await server.shutdown();
     },

@@ -12,7 +12,10 @@ function seeded() {
 Deno.test("mcp (deno): lists the tools and reads and edits with structured results", async () => {
   const { client, close } = await pair({ runtime: seeded(), roots: ["/ws"] });
   try {
-    assert.deepEqual((await client.listTools()).tools.map((t) => t.name), ["read", "write", "edit", "glob", "grep"]);
+    assert.deepEqual(
+      (await client.listTools()).tools.map((t) => t.name),
+      ["read", "write", "edit", "glob", "grep"],
+    );
     const read = await client.callTool({ name: "read", arguments: { path: "a.txt" } });
     assert.deepEqual(read.structuredContent, { path: "a.txt", offset: 1, lines: 1, totalLines: 1, truncated: false });
     const edit = await client.callTool({ name: "edit", arguments: { path: "a.txt", old_string: "alpha", new_string: "beta" } });
@@ -26,7 +29,9 @@ Deno.test("mcp (deno): lists the tools and reads and edits with structured resul
 
 Deno.test("mcp (deno): the client's roots, and one actor per session", async () => {
   const runtime = seeded();
-  const a = await pair({ runtime }, { capabilities: { roots: {} } }, (c) => c.setRequestHandler("roots/list", async () => ({ roots: [{ uri: "file:///ws" }] })));
+  const a = await pair({ runtime }, { capabilities: { roots: {} } }, (c) =>
+    c.setRequestHandler("roots/list", async () => ({ roots: [{ uri: "file:///ws" }] })),
+  );
   const b = await pair({ runtime, roots: ["/ws"] });
   try {
     const read = await a.client.callTool({ name: "read", arguments: { path: "a.txt" } });

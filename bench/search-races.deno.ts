@@ -1,5 +1,5 @@
 // The search race figures on Deno, with FFI (see bench/search-races.ts). Run:
-// deno run -A bench/search_races_deno.ts [runs]
+// deno run -A bench/search-races.deno.ts [runs]
 import { createDenoSubject } from "../adapters/deno/subject.ts";
 import { measureSearchRaces } from "./search-races.ts";
 
