@@ -210,7 +210,7 @@ describe("entry points", () => {
 // (deno test); a tool's configuration keeps the `.config` or `.tsconfig` segment the tool looks for. Fixtures
 // keep the names their cases need, and a few files keep the names every reader expects.
 const fileName = /^[a-z0-9]+(?:-[a-z0-9]+)*(?:\.(?:node|deno|config|tsconfig))?(?:\.test)?\.[a-z]+$/;
-const exempt = new Set(["README.md", "LICENSE", ".gitignore"]);
+const exempt = new Set(["README.md", "LICENSE", ".gitignore", ".git-blame-ignore-revs"]);
 
 describe("file names", () => {
   const tracked = execFileSync("git", ["ls-files"], { cwd: root, encoding: "utf8" })
