@@ -1,11 +1,10 @@
 // One MCP session over the toolkit: tools/list and tools/call answered by hand on the SDK's protocol layer,
 // so the model sees the toolkit's own descriptions and JSON Schemas and the toolkit (not the SDK) judges
 // arguments, with coded results. Runtime-neutral: the runtime's providers arrive through McpRuntime.
-import { callCommit, CHANGES_RESOURCE, CHANGES_URI, COMMIT_TOOL, type CommitApproval, readChanges } from "./overlay.ts";
-import { type CallToolResult, type ElicitResult, ProtocolError, ProtocolErrorCode, Server, type Tool as McpTool } from "@modelcontextprotocol/server";
+import { callCommit, CHANGES_RESOURCE, CHANGES_URI, COMMIT_TOOL, readChanges } from "./overlay.ts";
+import { canElicit, elicitApproval, elicitCommit } from "./elicitation.ts";
+import { type CallToolResult, ProtocolError, ProtocolErrorCode, Server, type Tool as McpTool } from "@modelcontextprotocol/server";
 import {
-  approvalMessage,
-  approvalText,
   type ApprovalOutcome,
   type ApprovalRequest,
   bashOffer,
@@ -120,9 +119,6 @@ export interface ToolfsMcpSession {
 export const MCP_ERROR_CODES = ["MCP_NO_ROOTS", "MCP_COMMIT_UNAPPROVED", "MCP_COMMIT_CONFLICT"] as const;
 export type McpErrorCode = (typeof MCP_ERROR_CODES)[number];
 
-// How long a person may take to answer an escalation request before it counts as cancelled.
-const APPROVAL_TIMEOUT_MS = 10 * 60_000;
-
 /**
  * Builds one session's server. Each session is its own actor: what one client read never authorizes
  * another's write, even when both work in the same roots.
@@ -172,65 +168,17 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
   // The listing a client was last given; a change of roots that changes it is announced.
   let listed: string | undefined;
   const tools = () => current?.tools ?? rootlessTools;
-  const approve = async (request: ApprovalRequest): Promise<ApprovalOutcome> => {
-    let answer: ElicitResult;
-    try {
-      answer = await server.elicitInput(
-        {
-          mode: "form",
-          message: approvalMessage(request),
-          requestedSchema: {
-            type: "object",
-            properties: { allow: { type: "boolean", title: "Allow this once", description: approvalText(request).title } },
-            required: ["allow"],
-          },
-        },
-        { timeout: APPROVAL_TIMEOUT_MS, ...(request.signal ? { signal: request.signal } : {}) },
-      );
-    } catch (error) {
-      log(`toolfs mcp: the approval request failed: ${(error as Error).message}`);
-      return "cancelled";
-    }
-    if (answer.action === "accept") return answer.content?.allow === true ? "allowed-once" : "rejected";
-    return answer.action === "decline" ? "rejected" : "cancelled";
-  };
-  const canElicit = (): boolean => {
-    const elicitation = server.getClientCapabilities()?.elicitation as Record<string, unknown> | undefined;
-    // A bare `elicitation: {}` predates modes and means form support.
-    return elicitation !== undefined && (elicitation.form !== undefined || Object.keys(elicitation).length === 0);
-  };
+  const approve = (request: ApprovalRequest): Promise<ApprovalOutcome> => elicitApproval(server, request, log);
   const apply = async (roots: readonly string[]): Promise<void> => {
     if (roots.length === 0) current = undefined;
     else {
       const workspace = await runtime.workspace(roots);
-      const toolkit = make(workspace, roots, canElicit() ? approve : undefined);
+      const toolkit = make(workspace, roots, canElicit(server) ? approve : undefined);
       current = { roots, toolkit, tools: listing(toolkit, overlaid), overlay: workspace.overlay };
     }
     // Descriptions name the roots (and which tools can run); a client that listed the old ones is told.
     if (listed !== undefined && listed !== JSON.stringify(tools())) {
       await server.sendToolListChanged().catch((error: unknown) => log(`toolfs mcp: tools/list_changed failed: ${(error as Error).message}`));
-    }
-  };
-  const approveCommit = async (message: string, signal: AbortSignal): Promise<CommitApproval> => {
-    if (!canElicit()) return "unavailable";
-    try {
-      const answer = await server.elicitInput(
-        {
-          mode: "form",
-          message,
-          requestedSchema: {
-            type: "object",
-            properties: { apply: { type: "boolean", title: "Apply the changes", description: "Write them to the real files" } },
-            required: ["apply"],
-          },
-        },
-        { timeout: APPROVAL_TIMEOUT_MS, signal },
-      );
-      if (answer.action === "accept") return answer.content?.apply === true ? "accept" : "decline";
-      return answer.action;
-    } catch (error) {
-      log(`toolfs mcp: the commit approval request failed: ${(error as Error).message}`);
-      return "cancel";
     }
   };
 
@@ -297,7 +245,7 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
       answer = await callCommit(
         current.overlay,
         (args ?? {}) as Record<string, unknown>,
-        (message) => approveCommit(message, ctx.mcpReq.signal),
+        (message) => elicitCommit(server, message, ctx.mcpReq.signal, log),
         ctx.mcpReq.signal,
       );
     } else {

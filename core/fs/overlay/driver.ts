@@ -1,3 +1,4 @@
+// Over 400 lines: the driver (OverlayDriver) and its directories (OverlayDirectory) share the merged-view lookups; a split there waits for work under way.
 // The overlay as an FsDriver: core's createFileSystem builds the FileSystem on top of it, so identity,
 // versions, guards, the fence, the publication lock and listing order are core's, unchanged. Reads consult the
 // upper first and fall through to the base; publication acts on the upper only; the base is never written here.
