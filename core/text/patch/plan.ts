@@ -81,9 +81,12 @@ export async function planPatch(operations: readonly PatchOperation[], readFile:
   }
 
   const wanted = new Map<string, string>();
+  const want = (path: string) => {
+    if (!wanted.has(key(path))) wanted.set(key(path), path);
+  };
   for (const op of operations) {
-    wanted.set(key(op.path), op.path);
-    if (op.kind === "update" && op.moveTo !== undefined) wanted.set(key(op.moveTo), op.moveTo);
+    want(op.path);
+    if (op.kind === "update" && op.moveTo !== undefined) want(op.moveTo);
   }
   const texts = new Map<string, string | undefined>();
   await Promise.all([...wanted].map(async ([k, path]) => texts.set(k, await readFile(path))));
