@@ -22,10 +22,14 @@ const FOLD: Readonly<Record<SeekPass, (line: string) => string>> = {
   punctuation: (line) => line.replace(TYPOGRAPHIC, (c) => ASCII_OF[c] as string).trim(),
 };
 
-/** The file's lines folded for each pass, computed on first use and kept for every hunk of the file. */
+/**
+ * The file's lines folded for each pass, with an index from each folded line to where it occurs, computed on
+ * first use and kept for every hunk of the file: a hunk is then sought only where its rarest line is.
+ */
 export class FoldedLines {
   readonly lines: readonly string[];
   readonly #folded = new Map<SeekPass, readonly string[]>();
+  readonly #index = new Map<SeekPass, ReadonlyMap<string, readonly number[]>>();
 
   constructor(lines: readonly string[]) {
     this.lines = lines;
@@ -38,6 +42,21 @@ export class FoldedLines {
       this.#folded.set(pass, folded);
     }
     return folded;
+  }
+
+  index(pass: SeekPass): ReadonlyMap<string, readonly number[]> {
+    let index = this.#index.get(pass);
+    if (index === undefined) {
+      const built = new Map<string, number[]>();
+      this.get(pass).forEach((line, i) => {
+        const at = built.get(line);
+        if (at === undefined) built.set(line, [i]);
+        else at.push(i);
+      });
+      index = built;
+      this.#index.set(pass, index);
+    }
+    return index;
   }
 }
 
@@ -52,28 +71,46 @@ export type SeekResult =
  * that ends the file. An empty pattern is found at `from`.
  */
 export function seekAll(file: FoldedLines, pattern: readonly string[], from: number, atEnd = false): SeekResult {
+  return seek(file, pattern, from, atEnd, false);
+}
+
+/** The first place `pattern` occurs at or after `from`, in the first pass that finds it anywhere. */
+export function seekFirst(file: FoldedLines, pattern: readonly string[], from: number, atEnd = false): SeekResult {
+  return seek(file, pattern, from, atEnd, true);
+}
+
+function seek(file: FoldedLines, pattern: readonly string[], from: number, atEnd: boolean, first: boolean): SeekResult {
   if (pattern.length === 0) return { kind: "found", at: from, pass: "exact" };
   const last = file.lines.length - pattern.length;
   if (last < from) return { kind: "missing" };
   for (const pass of SEEK_PASSES) {
     const lines = file.get(pass);
+    const index = file.index(pass);
     const wanted = pattern.map(FOLD[pass]);
+    // Only where the pattern's rarest line occurs can the pattern start (that line's offset before it).
+    let rarest: readonly number[] | undefined;
+    let offset = 0;
+    for (let k = 0; k < wanted.length; k++) {
+      const at = index.get(wanted[k] as string);
+      if (at === undefined) {
+        rarest = undefined;
+        break;
+      }
+      if (rarest === undefined || at.length < rarest.length) {
+        rarest = at;
+        offset = k;
+      }
+    }
+    if (rarest === undefined) continue;
     const hits: number[] = [];
-    for (let i = atEnd ? last : from; i <= last; i++) if (matchesAt(lines, wanted, i)) hits.push(i);
+    for (const p of rarest) {
+      const start = p - offset;
+      if (start < (atEnd ? last : from) || start > last || !matchesAt(lines, wanted, start)) continue;
+      hits.push(start);
+      if (first) break;
+    }
     if (hits.length === 1) return { kind: "found", at: hits[0] as number, pass };
     if (hits.length > 1) return { kind: "ambiguous", at: hits, pass };
-  }
-  return { kind: "missing" };
-}
-
-/** The first place `pattern` occurs at or after `from`, in the first pass that finds it anywhere. */
-export function seekFirst(file: FoldedLines, pattern: readonly string[], from: number, atEnd = false): SeekResult {
-  if (pattern.length === 0) return { kind: "found", at: from, pass: "exact" };
-  const last = file.lines.length - pattern.length;
-  for (const pass of SEEK_PASSES) {
-    const lines = file.get(pass);
-    const wanted = pattern.map(FOLD[pass]);
-    for (let i = atEnd ? last : from; i <= last; i++) if (i >= from && matchesAt(lines, wanted, i)) return { kind: "found", at: i, pass };
   }
   return { kind: "missing" };
 }
