@@ -1,7 +1,8 @@
 // bench/apply-patch: planning a 100-file, 1,000-hunk apply_patch (parse, find every hunk, build each file's new
 // text and its unified diff) against a baseline that only splits the same files into lines. Each phase runs in
 // its own child process on files read from a temporary directory, so its peak RSS above the child's own
-// starting point is the phase's; times are medians of --runs runs (default 9) after one warm-up. Compare the
+// starting point is the phase's; times (wall and CPU, the
+// latter less sensitive to a loaded machine) are medians of --runs runs (default 9) after one warm-up. Compare the
 // ratios, not the milliseconds. Run: npx tsx bench/apply-patch.ts [--files N] [--lines N] [--hunks N] [--runs N]
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -51,13 +52,17 @@ async function child(dir: string, phase: Phase): Promise<void> {
   let kept = await once();
   const peak = process.resourceUsage().maxRSS - startRss;
   const times: number[] = [];
+  const cpu: number[] = [];
   for (let r = 0; r < RUNS; r++) {
     const t0 = performance.now();
+    const c0 = process.cpuUsage();
     kept = await once();
+    const c = process.cpuUsage(c0);
+    cpu.push((c.user + c.system) / 1000);
     times.push(performance.now() - t0);
   }
   if (kept === undefined) throw new Error("nothing kept");
-  process.stdout.write(JSON.stringify({ ms: median(times), peakKiB: peak }));
+  process.stdout.write(JSON.stringify({ ms: median(times), cpuMs: median(cpu), peakKiB: peak }));
 }
 
 async function main(): Promise<void> {
@@ -68,7 +73,7 @@ async function main(): Promise<void> {
     generate(dir);
     const patchBytes = readFileSync(join(dir, "patch.txt")).length;
     console.log(`${FILES} files × ${LINES} lines, ${FILES * HUNKS} hunks; patch ${(patchBytes / 1024).toFixed(0)} KiB; median of ${RUNS} runs`);
-    const results = new Map<Phase, { ms: number; peakKiB: number }>();
+    const results = new Map<Phase, { ms: number; cpuMs: number; peakKiB: number }>();
     for (const phase of phases) {
       const args = [
         ...process.execArgv,
@@ -89,10 +94,12 @@ async function main(): Promise<void> {
       if (run.status !== 0) throw new Error(`${phase}: ${run.stderr}`);
       results.set(phase, JSON.parse(run.stdout));
     }
-    const base = results.get("split") as { ms: number; peakKiB: number };
+    const base = results.get("split") as { ms: number; cpuMs: number; peakKiB: number };
     for (const [phase, r] of results) {
+      const x = (a: number, b: number) => `${(a / Math.max(b, 0.001)).toFixed(1)}x`;
       console.log(
-        `${phase.padEnd(6)} ${r.ms.toFixed(1).padStart(8)} ms (${(r.ms / base.ms).toFixed(1)}x split)   peak RSS +${(r.peakKiB / 1024).toFixed(1)} MiB (${(r.peakKiB / Math.max(1, base.peakKiB)).toFixed(1)}x split)`,
+        `${phase.padEnd(6)} wall ${r.ms.toFixed(1).padStart(7)} ms (${x(r.ms, base.ms)})  cpu ${r.cpuMs.toFixed(1).padStart(7)} ms (${x(r.cpuMs, base.cpuMs)})` +
+          `  peak RSS +${(r.peakKiB / 1024).toFixed(1)} MiB (${x(r.peakKiB, base.peakKiB)}) — ratios against split`,
       );
     }
   } finally {
