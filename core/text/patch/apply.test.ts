@@ -113,6 +113,10 @@ describe("ordering, anchors and end of file", () => {
     );
   });
 
+  test("context that begins with the anchor line itself is found (Codex seeks it only after the anchor)", () => {
+    expect(applyHunks("x\ndef f():\n    pass\n", hunks("@@ def f():", " def f():", "-    pass", "+    return 1"))).toBe("x\ndef f():\n    return 1\n");
+  });
+
   test("a pure addition under an anchor goes right after the anchor line; without one, at the end", () => {
     expect(applyHunks("a\nb\nc\n", hunks("@@ a", "+inserted"))).toBe("a\ninserted\nb\nc\n");
     expect(applyHunks("a\nb\n", hunks("@@", "+z"))).toBe("a\nb\nz\n");

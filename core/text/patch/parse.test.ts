@@ -103,6 +103,16 @@ describe("parsePatch", () => {
     expect(op?.kind === "update" && op.hunks[0]?.anchor).toBe("def f():");
   });
 
+  test("heredoc with the command in front; a blank line between added lines is an empty line", () => {
+    const text = ["apply_patch <<'PATCH'", "*** Begin Patch", "*** Add File: a", "+one", "", "+three", "", "*** Delete File: b", "*** End Patch", "PATCH"].join(
+      "\n",
+    );
+    expect(parsePatch(text)).toEqual([
+      { kind: "add", path: "a", text: "one\n\nthree\n", line: 3 },
+      { kind: "delete", path: "b", line: 8 },
+    ]);
+  });
+
   test("a pure rename needs no hunk", () => {
     expect(parsePatch(patch("*** Begin Patch", "*** Update File: a", "*** Move to: b", "*** End Patch"))).toEqual([
       { kind: "update", path: "a", moveTo: "b", hunks: [], line: 2 },
