@@ -2,7 +2,16 @@
 // so the model sees the toolkit's own descriptions and JSON Schemas and the toolkit (not the SDK) judges
 // arguments, with coded results. Runtime-neutral: the runtime's providers arrive through McpRuntime.
 import { callCommit, CHANGES_RESOURCE, CHANGES_URI, COMMIT_TOOL, type CommitApproval, readChanges } from "./overlay.ts";
-import { type CallToolResult, type ElicitResult, ProtocolError, ProtocolErrorCode, Server, type Tool as McpTool } from "@modelcontextprotocol/server";
+import {
+  type CallToolResult,
+  type ElicitResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  type Resource,
+  ResourceNotFoundError,
+  Server,
+  type Tool as McpTool,
+} from "@modelcontextprotocol/server";
 import {
   approvalMessage,
   approvalText,
@@ -159,14 +168,29 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
   const withheld = template.withheld;
   const rootless = options.roots && options.roots.length > 0 ? template : make({ ...start, runner: undefined }, [], undefined);
   const overlaid = start.overlay !== undefined;
+  // A store that can read its spills back serves the links glob and grep put in their results.
+  const linksSpills = start.spill?.read !== undefined;
   const server = new Server(
     { name: "toolfs", title: "toolfs", version: MCP_SERVER_VERSION },
-    { capabilities: { tools: { listChanged: true }, ...(overlaid ? { resources: {} } : {}) }, instructions: instructions(rootless, options.roots, overlaid) },
+    {
+      capabilities: { tools: { listChanged: true }, ...(overlaid || linksSpills ? { resources: {} } : {}) },
+      instructions: instructions(rootless, options.roots, overlaid),
+    },
   );
 
   let current:
-    | { readonly roots: readonly string[]; readonly toolkit: Toolkit; readonly tools: McpTool[]; readonly overlay?: OverlayFileSystem | undefined }
+    | {
+        readonly roots: readonly string[];
+        readonly toolkit: Toolkit;
+        readonly tools: McpTool[];
+        readonly overlay?: OverlayFileSystem | undefined;
+        readonly spill?: SpillStore | undefined;
+      }
     | undefined;
+  // The spill links this session's results gave its client, and the store each is in: the only resources
+  // besides the overlay's patch that resources/read serves, so a client cannot read another session's spill,
+  // another user's, or any other file by naming it.
+  const links = new Map<string, { readonly resource: Resource; readonly store: SpillStore }>();
   let applying: Promise<void> = Promise.resolve();
   const rootlessTools = listing(rootless, overlaid);
   // The listing a client was last given; a change of roots that changes it is announced.
@@ -204,7 +228,7 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
     else {
       const workspace = await runtime.workspace(roots);
       const toolkit = make(workspace, roots, canElicit() ? approve : undefined);
-      current = { roots, toolkit, tools: listing(toolkit, overlaid), overlay: workspace.overlay };
+      current = { roots, toolkit, tools: listing(toolkit, overlaid), overlay: workspace.overlay, spill: workspace.spill };
     }
     // Descriptions name the roots (and which tools can run); a client that listed the old ones is told.
     if (listed !== undefined && listed !== JSON.stringify(tools())) {
@@ -273,13 +297,29 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
     listed = JSON.stringify(now);
     return { tools: now };
   });
-  if (overlaid) {
-    server.setRequestHandler("resources/list", () => ({ resources: [CHANGES_RESOURCE] }));
-    server.setRequestHandler("resources/read", async (request) => {
-      if (request.params.uri !== CHANGES_URI) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource ${request.params.uri}`);
-      await applying;
-      if (!current?.overlay) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "No workspace is open yet, so there are no changes");
-      return readChanges(current.overlay);
+  if (overlaid || linksSpills) {
+    server.setRequestHandler("resources/list", () => ({
+      resources: [...(overlaid ? [CHANGES_RESOURCE] : []), ...Array.from(links.values(), (link) => link.resource)],
+    }));
+    server.setRequestHandler("resources/read", async (request, ctx) => {
+      const uri = request.params.uri;
+      if (overlaid && uri === CHANGES_URI) {
+        await applying;
+        if (!current?.overlay) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "No workspace is open yet, so there are no changes");
+        return readChanges(current.overlay);
+      }
+      const link = links.get(uri);
+      if (!link) {
+        const served = linksSpills ? "the spill files this session's glob and grep results linked to" : "";
+        throw new ResourceNotFoundError(uri, `Unknown resource ${uri}: this server serves only ${[overlaid ? CHANGES_URI : "", served].filter(Boolean).join(" and ")}`);
+      }
+      let text: string;
+      try {
+        text = await link.store.read!(uri, { signal: ctx.mcpReq.signal });
+      } catch (error) {
+        throw new ResourceNotFoundError(uri, `Cannot read ${uri}: ${(error as Error).message}`);
+      }
+      return { contents: [{ uri, mimeType: link.resource.mimeType ?? "text/plain", text }] };
     });
   }
   server.setRequestHandler("tools/call", async (request, ctx) => {
@@ -303,6 +343,12 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
     } else {
       // Roots that change mid-call do not move a call already running.
       const result = await current.toolkit.call(name, args ?? {}, { signal: ctx.mcpReq.signal, actor });
+      const store = current.spill;
+      if (store?.read && typeof result.meta.spill === "string") {
+        for (const part of result.parts ?? []) {
+          if (part.type === "resource_link") links.set(part.uri, { resource: mcpResource(part), store });
+        }
+      }
       answer = {
         content: [{ type: "text", text: result.content }, ...(result.parts ?? []).map(mcpPart)],
         structuredContent: structuredResult(result),
@@ -376,8 +422,11 @@ function listing(toolkit: Toolkit, overlaid: boolean): McpTool[] {
 // MCP carries images and resource links in a tool result as they are.
 function mcpPart(part: ContentPart): CallToolResult["content"][number] {
   if (part.type === "image") return { type: "image", data: part.data, mimeType: part.mediaType };
+  return { type: "resource_link", ...mcpResource(part) };
+}
+
+function mcpResource(part: ContentPart & { type: "resource_link" }): Resource {
   return {
-    type: "resource_link",
     uri: part.uri,
     name: part.name,
     ...(part.mediaType === undefined ? {} : { mimeType: part.mediaType }),
