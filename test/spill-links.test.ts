@@ -183,6 +183,7 @@ describe("the text surfaces: the model reads the footer once", () => {
       search: () => createEngineBackend(fs),
       out: (text: string) => void (host.stdout += text),
       err: () => {},
+      ask: undefined,
     };
     expect(await runCli(["--backend", "memory", "glob", '{"pattern":"*"}'], host)).toBe(0);
     expect(host.stdout.split(`${SPILL}/`)).toHaveLength(2);
@@ -200,7 +201,11 @@ describe("ACP", () => {
     const temp = await mkdtemp(join(tmpdir(), "toolfs-spill-links-store-"));
     const seen: ModelMessage[][] = [];
     const script = createScriptedModel({
-      turns: [{ toolCalls: [{ name: "glob", arguments: { pattern: "*" } }] }, { toolCalls: [{ name: "glob", arguments: { pattern: "a1.txt" } }] }, { text: "seen" }],
+      turns: [
+        { toolCalls: [{ name: "glob", arguments: { pattern: "*" } }] },
+        { toolCalls: [{ name: "glob", arguments: { pattern: "a1.txt" } }] },
+        { text: "seen" },
+      ],
     });
     const model: Model = { ...script, next: (request) => (seen.push([...request.messages]), script.next(request)) };
     try {
@@ -213,9 +218,9 @@ describe("ACP", () => {
       const created = await peer.request("session/new", { cwd, mcpServers: [] });
       const sessionId = (created.result as { sessionId: string }).sessionId;
       await peer.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
-      const done = peer.transcript.flatMap((m) =>
-        "agent" in m && m.agent.method === "session/update" ? [(m.agent.params as { update: Record<string, unknown> }).update] : [],
-      ).filter((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed") as { content: { content: Record<string, string> }[] }[];
+      const done = peer.transcript
+        .flatMap((m) => ("agent" in m && m.agent.method === "session/update" ? [(m.agent.params as { update: Record<string, unknown> }).update] : []))
+        .filter((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed") as { content: { content: Record<string, string> }[] }[];
       expect(done).toHaveLength(2);
       const [text, link, ...rest] = done[0]!.content;
       expect(rest).toEqual([]);

@@ -1,17 +1,11 @@
 // One MCP session over the toolkit: tools/list and tools/call answered by hand on the SDK's protocol layer,
 // so the model sees the toolkit's own descriptions and JSON Schemas and the toolkit (not the SDK) judges
 // arguments, with coded results. Runtime-neutral: the runtime's providers arrive through McpRuntime.
+// Over 400 lines: the handlers share one session's state (roots, toolkit, approvals); the overlay's patch and
+// the spill links are served from their own modules.
 import { callCommit, CHANGES_RESOURCE, CHANGES_URI, COMMIT_TOOL, type CommitApproval, readChanges } from "./overlay.ts";
-import {
-  type CallToolResult,
-  type ElicitResult,
-  ProtocolError,
-  ProtocolErrorCode,
-  type Resource,
-  ResourceNotFoundError,
-  Server,
-  type Tool as McpTool,
-} from "@modelcontextprotocol/server";
+import { type CallToolResult, type ElicitResult, ProtocolError, ProtocolErrorCode, Server, type Tool as McpTool } from "@modelcontextprotocol/server";
+import { mcpPart, servedResources, SpillLinks } from "./spill-links.ts";
 import {
   approvalMessage,
   approvalText,
@@ -35,7 +29,6 @@ import {
   structuredResult,
   type Toolkit,
   type ToolLimits,
-  type ContentPart,
   type DefinedTool,
   type ToolName,
 } from "../../core/mod.ts";
@@ -187,10 +180,8 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
         readonly spill?: SpillStore | undefined;
       }
     | undefined;
-  // The spill links this session's results gave its client, and the store each is in: the only resources
-  // besides the overlay's patch that resources/read serves, so a client cannot read another session's spill,
-  // another user's, or any other file by naming it.
-  const links = new Map<string, { readonly resource: Resource; readonly store: SpillStore }>();
+  // Besides the overlay's patch, the only resources served: the spill links this session's results gave.
+  const links = new SpillLinks();
   let applying: Promise<void> = Promise.resolve();
   const rootlessTools = listing(rootless, overlaid);
   // The listing a client was last given; a change of roots that changes it is announced.
@@ -299,7 +290,7 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
   });
   if (overlaid || linksSpills) {
     server.setRequestHandler("resources/list", () => ({
-      resources: [...(overlaid ? [CHANGES_RESOURCE] : []), ...Array.from(links.values(), (link) => link.resource)],
+      resources: [...(overlaid ? [CHANGES_RESOURCE] : []), ...links.resources()],
     }));
     server.setRequestHandler("resources/read", async (request, ctx) => {
       const uri = request.params.uri;
@@ -308,18 +299,7 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
         if (!current?.overlay) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "No workspace is open yet, so there are no changes");
         return readChanges(current.overlay);
       }
-      const link = links.get(uri);
-      if (!link) {
-        const served = linksSpills ? "the spill files this session's glob and grep results linked to" : "";
-        throw new ResourceNotFoundError(uri, `Unknown resource ${uri}: this server serves only ${[overlaid ? CHANGES_URI : "", served].filter(Boolean).join(" and ")}`);
-      }
-      let text: string;
-      try {
-        text = await link.store.read!(uri, { signal: ctx.mcpReq.signal });
-      } catch (error) {
-        throw new ResourceNotFoundError(uri, `Cannot read ${uri}: ${(error as Error).message}`);
-      }
-      return { contents: [{ uri, mimeType: link.resource.mimeType ?? "text/plain", text }] };
+      return links.read(uri, servedResources(overlaid ? CHANGES_URI : undefined, linksSpills), ctx.mcpReq.signal);
     });
   }
   server.setRequestHandler("tools/call", async (request, ctx) => {
@@ -343,12 +323,7 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
     } else {
       // Roots that change mid-call do not move a call already running.
       const result = await current.toolkit.call(name, args ?? {}, { signal: ctx.mcpReq.signal, actor });
-      const store = current.spill;
-      if (store?.read && typeof result.meta.spill === "string") {
-        for (const part of result.parts ?? []) {
-          if (part.type === "resource_link") links.set(part.uri, { resource: mcpResource(part), store });
-        }
-      }
+      links.record(result, current.spill);
       answer = {
         content: [{ type: "text", text: result.content }, ...(result.parts ?? []).map(mcpPart)],
         structuredContent: structuredResult(result),
@@ -417,21 +392,6 @@ function listing(toolkit: Toolkit, overlaid: boolean): McpTool[] {
     };
   });
   return overlaid ? [...tools, COMMIT_TOOL] : tools;
-}
-
-// MCP carries images and resource links in a tool result as they are.
-function mcpPart(part: ContentPart): CallToolResult["content"][number] {
-  if (part.type === "image") return { type: "image", data: part.data, mimeType: part.mediaType };
-  return { type: "resource_link", ...mcpResource(part) };
-}
-
-function mcpResource(part: ContentPart & { type: "resource_link" }): Resource {
-  return {
-    uri: part.uri,
-    name: part.name,
-    ...(part.mediaType === undefined ? {} : { mimeType: part.mediaType }),
-    ...(part.description === undefined ? {} : { description: part.description }),
-  };
 }
 
 function noRoots(clientHasRoots: boolean): CallToolResult {

@@ -146,7 +146,8 @@ export function createFsSpillStore(fs: FileSystem, directory: string): SpillStor
       }
       const signal = options?.signal;
       const info = await fs.stat(target, signal ? { signal } : undefined);
-      if (!info) throw new FsError("FS_NOT_FOUND", `The spill "${target.displayPath}" is gone: the spill folder was cleared`, { details: { path: target.displayPath } });
+      if (!info)
+        throw new FsError("FS_NOT_FOUND", `The spill "${target.displayPath}" is gone: the spill folder was cleared`, { details: { path: target.displayPath } });
       return new TextDecoder().decode((await fs.readBytes(target, { maxBytes: info.size, ...(signal ? { signal } : {}) })).bytes);
     },
     save: ({ tool, content, signal }) => publish(tool, encodeUtf8(content), signal),
