@@ -109,7 +109,11 @@ describe("MCP", () => {
     return paired.client;
   }
 
-  const refused = (promise: Promise<unknown>) => expect(promise).rejects.toSatisfy((e) => e instanceof ProtocolError && /Unknown resource/.test(e.message));
+  // Invalid Params (-32602), as the SDK answers a resources/read miss, naming what is served.
+  const refused = (promise: Promise<unknown>) =>
+    expect(promise).rejects.toSatisfy(
+      (e) => e instanceof ProtocolError && e.code === -32602 && /Unknown resource .*serves only the spill files/.test(e.message),
+    );
 
   test("the result has a resource_link block after the text, and resources/read of it returns the spill's text", async () => {
     const rt = runtime();
