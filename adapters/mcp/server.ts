@@ -1,9 +1,10 @@
 // One MCP session over the toolkit: tools/list and tools/call answered by hand on the SDK's protocol layer,
 // so the model sees the toolkit's own descriptions and JSON Schemas and the toolkit (not the SDK) judges
 // arguments, with coded results. Runtime-neutral: the runtime's providers arrive through McpRuntime.
-import { callCommit, CHANGES_RESOURCE, CHANGES_URI, COMMIT_TOOL, readChanges } from "./overlay.ts";
-import { canElicit, elicitApproval, elicitCommit } from "./elicitation.ts";
 import { type CallToolResult, ProtocolError, ProtocolErrorCode, Server, type Tool as McpTool } from "@modelcontextprotocol/server";
+import { canElicit, elicitApproval, elicitCommit } from "./elicitation.ts";
+import { callCommit, CHANGES_RESOURCE, CHANGES_URI, COMMIT_TOOL, readChanges } from "./overlay.ts";
+import { mcpPart, servedResources, SpillLinks } from "./spill-links.ts";
 import {
   type ApprovalOutcome,
   type ApprovalRequest,
@@ -25,7 +26,6 @@ import {
   structuredResult,
   type Toolkit,
   type ToolLimits,
-  type ContentPart,
   type DefinedTool,
   type ToolName,
 } from "../../core/mod.ts";
@@ -155,14 +155,27 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
   const withheld = template.withheld;
   const rootless = options.roots && options.roots.length > 0 ? template : make({ ...start, runner: undefined }, [], undefined);
   const overlaid = start.overlay !== undefined;
+  // A store that can read its spills back serves the links glob and grep put in their results.
+  const linksSpills = start.spill?.read !== undefined;
   const server = new Server(
     { name: "toolfs", title: "toolfs", version: MCP_SERVER_VERSION },
-    { capabilities: { tools: { listChanged: true }, ...(overlaid ? { resources: {} } : {}) }, instructions: instructions(rootless, options.roots, overlaid) },
+    {
+      capabilities: { tools: { listChanged: true }, ...(overlaid || linksSpills ? { resources: {} } : {}) },
+      instructions: instructions(rootless, options.roots, overlaid),
+    },
   );
 
   let current:
-    | { readonly roots: readonly string[]; readonly toolkit: Toolkit; readonly tools: McpTool[]; readonly overlay?: OverlayFileSystem | undefined }
+    | {
+        readonly roots: readonly string[];
+        readonly toolkit: Toolkit;
+        readonly tools: McpTool[];
+        readonly overlay?: OverlayFileSystem | undefined;
+        readonly spill?: SpillStore | undefined;
+      }
     | undefined;
+  // Besides the overlay's patch, the only resources served: the spill links this session's results gave.
+  const links = new SpillLinks();
   let applying: Promise<void> = Promise.resolve();
   const rootlessTools = listing(rootless, overlaid);
   // The listing a client was last given; a change of roots that changes it is announced.
@@ -174,7 +187,7 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
     else {
       const workspace = await runtime.workspace(roots);
       const toolkit = make(workspace, roots, canElicit(server) ? approve : undefined);
-      current = { roots, toolkit, tools: listing(toolkit, overlaid), overlay: workspace.overlay };
+      current = { roots, toolkit, tools: listing(toolkit, overlaid), overlay: workspace.overlay, spill: workspace.spill };
     }
     // Descriptions name the roots (and which tools can run); a client that listed the old ones is told.
     if (listed !== undefined && listed !== JSON.stringify(tools())) {
@@ -221,13 +234,18 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
     listed = JSON.stringify(now);
     return { tools: now };
   });
-  if (overlaid) {
-    server.setRequestHandler("resources/list", () => ({ resources: [CHANGES_RESOURCE] }));
-    server.setRequestHandler("resources/read", async (request) => {
-      if (request.params.uri !== CHANGES_URI) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource ${request.params.uri}`);
-      await applying;
-      if (!current?.overlay) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "No workspace is open yet, so there are no changes");
-      return readChanges(current.overlay);
+  if (overlaid || linksSpills) {
+    server.setRequestHandler("resources/list", () => ({
+      resources: [...(overlaid ? [CHANGES_RESOURCE] : []), ...links.resources()],
+    }));
+    server.setRequestHandler("resources/read", async (request, ctx) => {
+      const uri = request.params.uri;
+      if (overlaid && uri === CHANGES_URI) {
+        await applying;
+        if (!current?.overlay) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "No workspace is open yet, so there are no changes");
+        return readChanges(current.overlay);
+      }
+      return links.read(uri, servedResources(overlaid ? CHANGES_URI : undefined, linksSpills), ctx.mcpReq.signal);
     });
   }
   server.setRequestHandler("tools/call", async (request, ctx) => {
@@ -251,6 +269,7 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
     } else {
       // Roots that change mid-call do not move a call already running.
       const result = await current.toolkit.call(name, args ?? {}, { signal: ctx.mcpReq.signal, actor });
+      links.record(result, current.spill);
       answer = {
         content: [{ type: "text", text: result.content }, ...(result.parts ?? []).map(mcpPart)],
         structuredContent: structuredResult(result),
@@ -319,18 +338,6 @@ function listing(toolkit: Toolkit, overlaid: boolean): McpTool[] {
     };
   });
   return overlaid ? [...tools, COMMIT_TOOL] : tools;
-}
-
-// MCP carries images and resource links in a tool result as they are.
-function mcpPart(part: ContentPart): CallToolResult["content"][number] {
-  if (part.type === "image") return { type: "image", data: part.data, mimeType: part.mediaType };
-  return {
-    type: "resource_link",
-    uri: part.uri,
-    name: part.name,
-    ...(part.mediaType === undefined ? {} : { mimeType: part.mediaType }),
-    ...(part.description === undefined ? {} : { description: part.description }),
-  };
 }
 
 function noRoots(clientHasRoots: boolean): CallToolResult {
