@@ -417,6 +417,14 @@ class LibcDirectory implements FsDirectory {
     return this.#c.unlinkAt(this.#fd, name);
   }
 
+  async rmdir(_name: string): Promise<boolean> {
+    throw new FsError("FS_IO_ERROR", "removing a directory is not supported by this backend yet");
+  }
+
+  async move(_from: string, _into: FsDirectory, _to: string, _replace: boolean): Promise<boolean> {
+    throw new FsError("FS_IO_ERROR", "moving is not supported by this backend yet");
+  }
+
   async readdir(): Promise<string[]> {
     if (!this.#c.granted("read", this.#path)) throw notPermitted("--allow-read");
     return this.#c.readdirAt(this.#fd);

@@ -57,6 +57,7 @@ class DenoDriver implements FsDriver {
       timestampResolutionMs: 1000,
       pinnedPublication: libc !== undefined,
       detectsDeadWriters: libc !== undefined,
+      atomicNoReplaceMove: false,
     };
     let mask = 0o022;
     try {
@@ -242,6 +243,14 @@ class PathDirectory implements FsDirectory {
       if (isAbsent(error)) return false;
       throw mapDenoError(error);
     }
+  }
+
+  async rmdir(_name: string): Promise<boolean> {
+    throw new FsError("FS_IO_ERROR", "removing a directory is not supported by this backend yet");
+  }
+
+  async move(_from: string, _into: FsDirectory, _to: string, _replace: boolean): Promise<boolean> {
+    throw new FsError("FS_IO_ERROR", "moving is not supported by this backend yet");
   }
 
   async readdir(): Promise<string[]> {

@@ -78,6 +78,7 @@ class MemoryDriver implements FsDriver {
     timestampResolutionMs: 1,
     pinnedPublication: true,
     detectsDeadWriters: false,
+    atomicNoReplaceMove: false,
   };
   readonly newFileMode = NEW_FILE_MODE;
   // Providers of one volume share its lock table and publication counters; no other process can reach it.
@@ -242,6 +243,14 @@ class MemoryDirectory implements FsDirectory {
     if (stat.isDirectory()) throw errnoError("EISDIR", undefined);
     memfsCall(() => this.#vol.unlinkSync(path));
     return true;
+  }
+
+  async rmdir(_name: string): Promise<boolean> {
+    throw new FsError("FS_IO_ERROR", "removing a directory is not supported by this backend yet");
+  }
+
+  async move(_from: string, _into: FsDirectory, _to: string, _replace: boolean): Promise<boolean> {
+    throw new FsError("FS_IO_ERROR", "moving is not supported by this backend yet");
   }
 
   async readdir(): Promise<string[]> {

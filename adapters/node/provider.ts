@@ -52,6 +52,7 @@ class NodeDriver implements FsDriver {
     timestampResolutionMs: 10,
     pinnedPublication: PINNED,
     detectsDeadWriters: true,
+    atomicNoReplaceMove: false,
   };
   // New files get the mode an editor would give them, not the owner-only mode of the staged copy.
   readonly newFileMode: number = 0o666 & ~umask();
@@ -212,6 +213,14 @@ class NodeDirectory implements FsDirectory {
         },
       ),
     );
+  }
+
+  async rmdir(_name: string): Promise<boolean> {
+    throw new FsError("FS_IO_ERROR", "removing a directory is not supported by this backend yet");
+  }
+
+  async move(_from: string, _into: FsDirectory, _to: string, _replace: boolean): Promise<boolean> {
+    throw new FsError("FS_IO_ERROR", "moving is not supported by this backend yet");
   }
 
   async readdir(): Promise<string[]> {
