@@ -16,6 +16,7 @@ import { encodingGroup } from "./groups/encoding.ts";
 import { errorsGroup } from "./groups/errors.ts";
 import { listGroup } from "./groups/list.ts";
 import { overlayGroup } from "./groups/overlay.ts";
+import { overlayMutationsGroup } from "./groups/overlay-mutations.ts";
 import { raceGroup } from "./groups/race.ts";
 import { readBytesGroup } from "./groups/read-bytes.ts";
 import { readGroup } from "./groups/read.ts";
@@ -52,6 +53,7 @@ export {
   errorsGroup,
   listGroup,
   overlayGroup,
+  overlayMutationsGroup,
   raceGroup,
   readBytesGroup,
   readGroup,
@@ -113,7 +115,7 @@ export const toolGroups: readonly ConformanceGroup[] = [
 export const raceGroups: readonly ConformanceGroup[] = [raceGroup];
 
 /** The overlay's own group; its cases skip subjects that are not overlays (see createOverlaySubject). */
-export const overlayGroups: readonly ConformanceGroup[] = [overlayGroup];
+export const overlayGroups: readonly ConformanceGroup[] = [overlayGroup, overlayMutationsGroup];
 
 /** Every group, in the order they run. */
 export const allGroups: readonly ConformanceGroup[] = [...seamGroups, ...searchGroups, ...toolGroups, ...raceGroups];

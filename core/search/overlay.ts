@@ -35,6 +35,7 @@ export function createOverlaySearchBackend(overlay: OverlayFileSystem, base: Sea
       if (plan === "merged") return streamPaths(merged, request, sink);
       const upper = upperKeys(overlay);
       const key = keyIn(request.cwd);
+      const fromUpperOnly = (path: string) => upper.has(key(path)) || overlay.upper.hides(key(path));
       const { sort, ...unsorted } = request;
       // The overlay's own files, few, are known first; the base's stream past them, as many as they are.
       const fromUpper = await searchFiles(createEngineBackend(sparseView(overlay, !request.noIgnore)), unsorted).catch(async (error: unknown) => {
@@ -47,7 +48,7 @@ export function createOverlaySearchBackend(overlay: OverlayFileSystem, base: Sea
         streamPaths(
           base,
           request,
-          filteredSink(out, (path) => !upper.has(key(path))),
+          filteredSink(out, (path) => !fromUpperOnly(path)),
         );
       const problems = (outcome: StreamOutcome) => [...outcome.problems, ...fromUpper.problems];
       if (sort?.by === "modified") {
@@ -86,10 +87,18 @@ export function createOverlaySearchBackend(overlay: OverlayFileSystem, base: Sea
       const upper = upperKeys(overlay);
       const key = keyIn(request.cwd);
       // ripgrep's file order is unspecified (parallel threads); the base's come first.
-      const only = (held: boolean) => filteredSink(sink, (event: GrepEvent) => upper.has(key(event.path)) === held);
-      const fromBase = await streamMatches(base, request, only(false));
+      // The base's matches, less the files the overlay holds or deleted; then the overlay's own.
+      const fromBase = await streamMatches(
+        base,
+        request,
+        filteredSink(sink, (event: GrepEvent) => !upper.has(key(event.path)) && !overlay.upper.hides(key(event.path))),
+      );
       if (fromBase.stopped) return { ...fromBase, searchedBy: split(fromBase.searchedBy) };
-      const fromUpper = await streamMatches(createEngineBackend(sparseView(overlay, !request.noIgnore)), request, only(true));
+      const fromUpper = await streamMatches(
+        createEngineBackend(sparseView(overlay, !request.noIgnore)),
+        request,
+        filteredSink(sink, (event: GrepEvent) => upper.has(key(event.path))),
+      );
       return {
         problems: [...fromBase.problems, ...fromUpper.problems],
         stopped: fromUpper.stopped,
@@ -131,11 +140,14 @@ async function replayPaths(paths: readonly string[], sink: ResultSink<string>): 
  */
 async function route(overlay: OverlayFileSystem, scope: SearchScope): Promise<"base" | "split" | "merged"> {
   const files = overlay.upper.files();
-  if (files.length === 0) return "base";
+  // Deleted paths (whiteouts) are dropped from the base's results; a deleted ignore file changes the rules.
+  const deleted = overlay.upper.whiteouts();
+  if (files.length === 0 && deleted.length === 0) return "base";
   if (scope.follow) return "merged";
-  if (!scope.noIgnore && files.some(([key]) => shapesIgnoreRules(key, scope.cwd))) return "merged";
+  if (!scope.noIgnore && [...files.map(([key]) => key), ...deleted].some((key) => shapesIgnoreRules(key, scope.cwd))) return "merged";
   const roots = [scope.cwd, ...(scope.paths ?? []).map((path) => resolvePath(scope.cwd, path))];
   for (const root of roots) {
+    if (overlay.upper.hides(root)) return "merged";
     const target = await overlay.resolve(root).catch(() => undefined);
     if (target?.key !== root) return "merged";
     if (!(await overlay.base.lstat(root).catch(() => undefined))) return "merged";
@@ -266,8 +278,13 @@ function sparseView(overlay: OverlayFileSystem, markers: boolean): FileSystem {
       }
       return entries.sort((a, b) => compareUtf8(a.name, b.name));
     },
-    write: async () => {
-      throw new FsError("FS_PERMISSION_DENIED", "the search view of an overlay is read-only");
-    },
+    write: readOnly,
+    remove: readOnly,
+    move: readOnly,
+    mkdir: readOnly,
   };
+}
+
+async function readOnly(): Promise<never> {
+  throw new FsError("FS_PERMISSION_DENIED", "the search view of an overlay is read-only");
 }

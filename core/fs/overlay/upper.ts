@@ -345,6 +345,17 @@ export class OverlayUpper {
     return node?.type === "directory" && !node.opaque && this.#children.get(dir)?.size === 0;
   }
 
+  /**
+   * After a commit moved a file in the base: the old name's deletion is done, and the new name now stands
+   * over `origin` (the moved file's version in the base), a modification of it if the bytes differ.
+   */
+  settle(path: string, origin: OverlayOrigin): void {
+    const source = this.#sources.get(path);
+    this.#sources.delete(path);
+    this.#origins.set(path, origin);
+    if (source && this.#nodes.get(source.key)?.type === "whiteout") this.release(source.key);
+  }
+
   // Checkpoints.
 
   checkpoint(label: string | undefined): OverlayCheckpointInfo {

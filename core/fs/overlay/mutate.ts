@@ -1,0 +1,97 @@
+// Deletions and moves in the overlay (docs/notes/0015, "Deletions and renames"): they change the upper only.
+// A deletion leaves a whiteout that hides the base's entry, with what the base held there as its origin; a
+// move copies the moved files up under their new names, each remembering the base file it came from (its
+// source), and leaves whiteouts at the old names. The base is written only by a commit.
+import { errnoError } from "../errno.ts";
+import { FsError } from "../errors.ts";
+import { isWithin, joinPath } from "../paths.ts";
+import { kind, type OverlayDriver, type OverlayFound } from "./driver.ts";
+import type { OverlayOrigin, OverlaySource } from "./upper.ts";
+
+/** Deletes an entry of the merged view (a folder only when empty there; the caller checks). */
+export async function erase(driver: OverlayDriver, found: OverlayFound): Promise<void> {
+  const origin = await originAt(driver, found.key);
+  // Only the overlay had it: nothing of the base to hide.
+  if (origin.kind === "absent") driver.upper.remove(found.key);
+  else driver.upper.whiteout(found.key, origin);
+}
+
+// One entry of a moved subtree, read before the upper changes.
+interface Moved {
+  readonly from: string;
+  readonly to: string;
+  readonly type: "file" | "directory";
+  /** What the base holds under the old name (the whiteout's origin there). */
+  readonly origin: OverlayOrigin;
+  readonly bytes?: Uint8Array;
+  readonly mtimeMs?: number;
+  readonly source?: OverlaySource;
+}
+
+/**
+ * Moves an entry of the merged view (a file, or a folder with what it holds) to `to`; false when something is
+ * there and `replace` is false. Everything is read first, then the upper changes in one synchronous step, so
+ * a failure (a base symlink in a moved folder, a read error) changes nothing.
+ */
+export async function relocate(driver: OverlayDriver, found: OverlayFound, to: string, replace: boolean): Promise<boolean> {
+  const from = found.key;
+  if (from === to) return true;
+  if (isWithin(from, to)) throw new FsError("FS_IO_ERROR", "a folder cannot move into itself");
+  const there = await driver.find(to);
+  let replaced: OverlayOrigin | undefined;
+  if (there) {
+    if (!replace) return false;
+    if (kind(there) === "directory") throw errnoError("EISDIR", undefined);
+    if (kind(found) === "directory") throw new FsError("FS_NOT_DIRECTORY", "a folder cannot replace a file");
+    replaced = await originAt(driver, to);
+  }
+  const moved: Moved[] = [];
+  await collect(driver, found, to, moved);
+
+  const { upper } = driver;
+  // The old names, deepest first: a whiteout where the base has (or had) something, else nothing.
+  for (const item of [...moved].reverse()) {
+    if (item.origin.kind !== "absent") upper.whiteout(item.from, item.origin);
+    else if (item.type === "file" || upper.children(item.from).length === 0) upper.remove(item.from);
+    else upper.whiteout(item.from, item.origin);
+  }
+  // The new names, shallowest first; a whiteout there keeps its origin (what the base holds under it).
+  for (const item of moved) {
+    const origin = upper.origin(item.to) ?? (item.to === to && replaced ? replaced : ABSENT);
+    if (item.type === "directory") upper.makeDirectory(item.to, origin);
+    else upper.place(item.to, item.bytes as Uint8Array, item.mtimeMs ?? Date.now(), origin, item.source);
+  }
+  return true;
+}
+
+async function collect(driver: OverlayDriver, found: OverlayFound, to: string, out: Moved[]): Promise<void> {
+  const from = found.key;
+  const origin = await originAt(driver, from);
+  const type = kind(found);
+  if (type === "directory") {
+    out.push({ from, to, type, origin });
+    for (const name of (await driver.readdir(from)).sort()) {
+      const child = await driver.find(joinPath(from, name));
+      if (child) await collect(driver, child, joinPath(to, name), out);
+    }
+    return;
+  }
+  if (type !== "file") throw new FsError("FS_IO_ERROR", `the overlay cannot move "${from}": it holds no symbolic links or special files of its own`);
+  if (found.layer === "upper" && found.node.type === "file") {
+    // A file moved twice keeps its first source; a base file the overlay changed is moved from its base name.
+    const recorded = driver.upper.source(from);
+    const source = recorded ?? (origin.kind === "file" ? { key: from, version: origin.version } : undefined);
+    out.push({ from, to, type, origin, bytes: found.node.bytes, mtimeMs: found.node.mtimeMs, ...(source ? { source } : {}) });
+    return;
+  }
+  const base = await driver.baseBytes(from);
+  const read: OverlayOrigin = driver.upper.origin(from) ?? { kind: "file", version: base.version };
+  out.push({ from, to, type, origin: read, bytes: base.bytes, mtimeMs: base.mtimeMs, source: { key: from, version: base.version } });
+}
+
+// What the base held under `key` for the overlay: what an earlier change recorded, else what it holds now.
+async function originAt(driver: OverlayDriver, key: string): Promise<OverlayOrigin> {
+  return driver.upper.origin(key) ?? (await driver.baseEntry(key));
+}
+
+const ABSENT: OverlayOrigin = { kind: "absent" };
