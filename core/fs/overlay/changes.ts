@@ -64,23 +64,25 @@ export interface OverlayStep {
 export function stepsBetween(then: OverlaySnapshot, now: OverlaySnapshot, name: Namer): OverlayStep[] {
   const keys = new Set<string>();
   for (const state of [then, now]) for (const [key, node] of state.nodes) if (node.type !== "directory") keys.add(key);
+  const originOf = (key: string) => now.origins.get(key) ?? then.origins.get(key);
+  const at = (state: OverlaySnapshot, key: string) => contentIn(state, key, originOf(key));
   const renamedFrom = new Map<string, string>();
   for (const key of keys) {
     const source = activeSource(now, key);
-    if (source && !sameSource(activeSource(then, key), source) && contentIn(then, source.key) !== undefined && contentIn(then, key) === undefined) {
+    if (source && !sameSource(activeSource(then, key), source) && at(then, source.key) !== undefined && at(then, key) === undefined) {
       renamedFrom.set(source.key, key);
     }
   }
   const out: OverlayStep[] = [];
   for (const key of [...keys].sort(byCodeUnit)) {
     if (renamedFrom.has(key)) continue;
-    const before = contentIn(then, key);
-    const after = contentIn(now, key);
+    const before = at(then, key);
+    const after = at(now, key);
     if (before === after) continue;
     const origin = now.origins.get(key) ?? then.origins.get(key) ?? ABSENT;
     const source = [...renamedFrom].find(([, to]) => to === key)?.[0];
     if (source !== undefined) {
-      const from = contentIn(then, source);
+      const from = at(then, source);
       const sourced = activeSource(now, key) as OverlaySource;
       out.push({ change: fileChange(key, origin, size(after), sourced, name), origin, before: from, after, fromKey: source });
       continue;
@@ -96,14 +98,15 @@ export function stepsBetween(then: OverlaySnapshot, now: OverlaySnapshot, name: 
   return out;
 }
 
-// What a state shows at a key: the upper's bytes, "base" where the base shows through, or undefined for nothing.
-function contentIn(state: OverlaySnapshot, key: string): Uint8Array | "base" | undefined {
+// What a state shows at a key: the upper's bytes, "base" where the base's file shows through, or undefined for
+// nothing. Whether the base has a file there is what the overlay recorded when it first changed the key.
+function contentIn(state: OverlaySnapshot, key: string, origin: OverlayOrigin | undefined): Uint8Array | "base" | undefined {
   const node = state.nodes.get(key);
   if (node) return node.type === "file" ? node.bytes : undefined;
   for (let dir = parentPath(key); ; dir = parentPath(dir)) {
     const above = state.nodes.get(dir);
     if (above?.type === "file" || above?.type === "whiteout" || (above?.type === "directory" && above.opaque)) return undefined;
-    if (dir === "/") return "base";
+    if (dir === "/") return origin?.kind === "file" ? "base" : undefined;
   }
 }
 
