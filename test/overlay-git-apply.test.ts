@@ -87,7 +87,16 @@ test("git apply of the patch to a copy of the base gives the overlay's merged tr
   execFileSync("git", ["apply", "--check", join(dir, "changes.patch")], { cwd: copy });
   execFileSync("git", ["apply", join(dir, "changes.patch")], { cwd: copy });
   const want = await merged(ov, base);
-  expect(Object.keys(want)).toEqual(["README.md", "data/bin.dat", "edited.ts", "lib/new/deep/x.ts", "lib/new/keep.ts", "src/added.ts", "src/strings.ts", "src/strings.txt"]);
+  expect(Object.keys(want)).toEqual([
+    "README.md",
+    "data/bin.dat",
+    "edited.ts",
+    "lib/new/deep/x.ts",
+    "lib/new/keep.ts",
+    "src/added.ts",
+    "src/strings.ts",
+    "src/strings.txt",
+  ]);
   expect(onDisk(copy)).toEqual(want);
   // The base is untouched until the commit, which gives the same tree.
   expect(onDisk(base)["obsolete.ts"]).toBe("gone soon\n");

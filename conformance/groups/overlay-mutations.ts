@@ -144,11 +144,7 @@ export const overlayMutationsGroup: ConformanceGroup = {
           // A file moved without its folder, and a refused move onto an existing name.
           await move(ov, "lib/sub/b.txt", "b.txt");
           await assertRejectsCode(async () => move(ov, "lib/a.txt", "b.txt"), "FS_EXISTS");
-          assertEquals(
-            ov.changes().find((c) => c.path === "b.txt")?.from,
-            "src/sub/b.txt",
-            "a file moved twice keeps its first name",
-          );
+          assertEquals(ov.changes().find((c) => c.path === "b.txt")?.from, "src/sub/b.txt", "a file moved twice keeps its first name");
         },
       },
       {

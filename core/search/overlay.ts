@@ -35,7 +35,8 @@ export function createOverlaySearchBackend(overlay: OverlayFileSystem, base: Sea
       if (plan === "merged") return streamPaths(merged, request, sink);
       const upper = upperKeys(overlay);
       const key = keyIn(request.cwd);
-      const fromUpperOnly = (path: string) => upper.has(key(path)) || overlay.upper.hides(key(path));
+      const hides = hider(overlay);
+      const fromUpperOnly = (path: string) => upper.has(key(path)) || hides(key(path));
       const { sort, ...unsorted } = request;
       // The overlay's own files, few, are known first; the base's stream past them, as many as they are.
       const fromUpper = await searchFiles(createEngineBackend(sparseView(overlay, !request.noIgnore)), unsorted).catch(async (error: unknown) => {
@@ -88,10 +89,11 @@ export function createOverlaySearchBackend(overlay: OverlayFileSystem, base: Sea
       const key = keyIn(request.cwd);
       // ripgrep's file order is unspecified (parallel threads); the base's come first.
       // The base's matches, less the files the overlay holds or deleted; then the overlay's own.
+      const hides = hider(overlay);
       const fromBase = await streamMatches(
         base,
         request,
-        filteredSink(sink, (event: GrepEvent) => !upper.has(key(event.path)) && !overlay.upper.hides(key(event.path))),
+        filteredSink(sink, (event: GrepEvent) => !upper.has(key(event.path)) && !hides(key(event.path))),
       );
       if (fromBase.stopped) return { ...fromBase, searchedBy: split(fromBase.searchedBy) };
       const fromUpper = await streamMatches(
@@ -142,7 +144,7 @@ async function route(overlay: OverlayFileSystem, scope: SearchScope): Promise<"b
   const files = overlay.upper.files();
   // Deleted paths (whiteouts) are dropped from the base's results; a deleted ignore file changes the rules.
   const deleted = overlay.upper.whiteouts();
-  if (files.length === 0 && deleted.length === 0) return "base";
+  if (files.length === 0 && !overlay.upper.hidesAny()) return "base";
   if (scope.follow) return "merged";
   if (!scope.noIgnore && [...files.map(([key]) => key), ...deleted].some((key) => shapesIgnoreRules(key, scope.cwd))) return "merged";
   const roots = [scope.cwd, ...(scope.paths ?? []).map((path) => resolvePath(scope.cwd, path))];
@@ -175,6 +177,11 @@ function shapesIgnoreRules(key: string, cwd: string): boolean {
 function keyIn(cwd: string): (path: string) => string {
   const prefix = cwd === "/" ? "/" : `${cwd}/`;
   return (path) => (path.startsWith(".") || path.includes("/.") || path.endsWith("/") ? resolvePath(cwd, path) : prefix + path);
+}
+
+// Whether the overlay deleted a base path (or a folder above it); a lookup per ancestor, skipped when nothing is deleted.
+function hider(overlay: OverlayFileSystem): (key: string) => boolean {
+  return overlay.upper.hidesAny() ? (key) => overlay.upper.hides(key) : () => false;
 }
 
 function upperKeys(overlay: OverlayFileSystem): Set<string> {

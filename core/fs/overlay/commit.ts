@@ -79,7 +79,12 @@ async function select(overlay: CommitSubject, paths: readonly string[] | undefin
 }
 
 // The base as it is now against what the change started from.
-async function check(overlay: CommitSubject, change: OverlayChange, selected: readonly OverlayChange[], signal: AbortSignal | undefined): Promise<OverlayConflict | undefined> {
+async function check(
+  overlay: CommitSubject,
+  change: OverlayChange,
+  selected: readonly OverlayChange[],
+  signal: AbortSignal | undefined,
+): Promise<OverlayConflict | undefined> {
   const { upper } = overlay;
   const origin = upper.origin(change.key) ?? ABSENT;
   if (change.status === "renamed") {
@@ -101,7 +106,12 @@ async function check(overlay: CommitSubject, change: OverlayChange, selected: re
       const key = joinPath(change.key, entry.name);
       if (!gone(key)) {
         const meanwhile = upper.get(key) === undefined;
-        return conflict(change, "not-empty", change.path, `holds "${entry.name}" in the base, which ${meanwhile ? "another writer added after the overlay deleted the folder" : "this commit does not remove"}`);
+        return conflict(
+          change,
+          "not-empty",
+          change.path,
+          `holds "${entry.name}" in the base, which ${meanwhile ? "another writer added after the overlay deleted the folder" : "this commit does not remove"}`,
+        );
       }
     }
     return undefined;
@@ -123,7 +133,10 @@ async function expect(
   let resolved: string;
   try {
     // A symbolic link or folder is judged itself: its folder must resolve to itself.
-    resolved = origin.kind === "symlink" || origin.kind === "directory" ? joinPath((await base.resolve(parentPath(key), options)).key, baseName(key)) : (await base.resolve(key, options)).key;
+    resolved =
+      origin.kind === "symlink" || origin.kind === "directory"
+        ? joinPath((await base.resolve(parentPath(key), options)).key, baseName(key))
+        : (await base.resolve(key, options)).key;
   } catch (error) {
     if (isFsError(error, "FS_NOT_FOUND")) return conflict(change, "replaced", shown, "cannot be reached any more: a folder on its path is now a file");
     throw error;

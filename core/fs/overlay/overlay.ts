@@ -1,7 +1,7 @@
 // A copy-on-write overlay over any FileSystem: the change set, the patch, checkpoints, and a commit that
 // publishes to the base only what nobody else changed meanwhile (docs/notes/0015).
-import { isFsError, FsError, throwIfAborted } from "../errors.ts";
-import { isWithin, relativeWithin } from "../paths.ts";
+import { isFsError, throwIfAborted } from "../errors.ts";
+import { relativeWithin } from "../paths.ts";
 import { createFileSystem } from "../provider.ts";
 import type {
   FileSystem,
@@ -23,7 +23,6 @@ import type {
   FsTargetKey,
   FsVersion,
   FsWriteData,
-  FsWriteGuard,
   FsWriteOptions,
   FsWriteResult,
 } from "../types.ts";

@@ -51,7 +51,8 @@ export function renamePatch(from: string, to: string, before: Uint8Array, after:
   const shape = { oldFileName: `a/${from}`, newFileName: `b/${to}`, oldHeader: undefined, newHeader: undefined, isGit: true, isRename: true } as const;
   let body: string;
   if (sameBytes(before, after)) body = formatPatch({ ...shape, hunks: [] });
-  else if (isBinary(before) || isBinary(after)) body = `${formatPatch({ ...shape, hunks: [] })}Binary files ${quote(`a/${from}`)} and ${quote(`b/${to}`)} differ\n`;
+  else if (isBinary(before) || isBinary(after))
+    body = `${formatPatch({ ...shape, hunks: [] })}Binary files ${quote(`a/${from}`)} and ${quote(`b/${to}`)} differ\n`;
   else body = formatPatch({ ...shape, hunks: textHunks(decoder.decode(before), decoder.decode(after), { context: 3 }).hunks });
   const firstLine = body.indexOf("\n") + 1;
   return `${body.slice(0, firstLine)}similarity index ${similarity}%\n${body.slice(firstLine)}`;

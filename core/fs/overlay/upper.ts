@@ -140,6 +140,12 @@ export class OverlayUpper {
     }
   }
 
+  /** Whether anything of the base is hidden: a whiteout, or a folder made over one. */
+  hidesAny(): boolean {
+    for (const node of this.#nodes.values()) if (node.type === "whiteout" || (node.type === "directory" && node.opaque)) return true;
+    return false;
+  }
+
   /** True when the merged view hides the base's entry at `path` (deleted, or beneath a deletion). */
   hides(path: string): boolean {
     const node = this.#nodes.get(path);
