@@ -65,7 +65,9 @@ export function overlayProbe(baseProbe: Probe, baseFs: FileSystem, upper: Overla
     outside: baseProbe.outside,
     async writeFile(path, content) {
       const key = await followed(path);
-      if (upper.get(key)?.type === "file") upper.writeFile(key, typeof content === "string" ? new TextEncoder().encode(content) : content);
+      // Over a deletion too: the file is back in the merged view, as another writer of the overlay would put it.
+      if (upper.get(key)?.type === "file" || upper.get(key)?.type === "whiteout")
+        upper.writeFile(key, typeof content === "string" ? new TextEncoder().encode(content) : content);
       else await baseProbe.writeFile(path, content);
     },
     async readFile(path) {
