@@ -1,8 +1,17 @@
-import { createEngineBackend, type FileSystem, type FsVersion, type GrepResult, type OverlayFileSystem, searchFiles, searchGrep } from "../../core/mod.ts";
+import {
+  createEngineBackend,
+  createOverlayProvider,
+  type FileSystem,
+  type FsVersion,
+  type GrepResult,
+  type OverlayFileSystem,
+  searchFiles,
+  searchGrep,
+} from "../../core/mod.ts";
 import { assert, assertBytes, assertEquals, assertRejectsCode } from "../assert.ts";
 import type { Probe, Subject } from "../harness.ts";
 import type { ConformanceCase, ConformanceGroup, SubjectTraits } from "../suite.ts";
-import { utf8 } from "../util.ts";
+import { needsSymlinks, utf8 } from "../util.ts";
 
 const needsOverlay = (traits: SubjectTraits): string | undefined => (traits.overlay ? undefined : "the subject is not an overlay with a probe of its base");
 
@@ -255,6 +264,64 @@ export const overlayMutationsGroup: ConformanceGroup = {
           const result = await ov.commit();
           assertEquals([result.ok, result.conflicts.map((c) => [c.change.path, c.reason])], [false, [["d", "not-empty"]]]);
           assertEquals((await base.list("d")).sort(), ["a.txt", "theirs.txt"]);
+        },
+      },
+      {
+        name: "a base file changed between the commit's check and its deletion: the guard refuses it, and the result says what was committed",
+        async run(subject) {
+          const { ov, base } = overlayOf(subject);
+          for (const name of ["a", "c", "d"]) await base.writeFile(`${name}.txt`, `${name}0`);
+          await move(ov, "a.txt", "b.txt");
+          await remove(ov, "c.txt");
+          await remove(ov, "d.txt");
+          // Another writer changes d.txt after the check, right before the commit deletes it.
+          const racing = new Proxy(ov.base, {
+            get(target, key) {
+              const value = Reflect.get(target, key, target) as unknown;
+              if (key !== "remove") return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+              return async (...args: Parameters<FileSystem["remove"]>) => {
+                if (args[0].key.endsWith("/d.txt")) await target.write(await target.resolve(args[0].key), utf8("theirs"));
+                return target.remove(...args);
+              };
+            },
+          });
+          const result = await createOverlayProvider({ base: racing, upper: ov.upper }).commit();
+          assertEquals(
+            [result.ok, result.committed.map((c) => [c.path, c.status]), result.conflicts.map((c) => [c.change.path, c.reason]), result.pending],
+            [
+              false,
+              [
+                ["b.txt", "renamed"],
+                ["c.txt", "deleted"],
+              ],
+              [["d.txt", "modified"]],
+              [],
+            ],
+          );
+          assertEquals((await base.list(".")).sort(), ["b.txt", "d.txt"]);
+          assertEquals(text(await base.readFile("d.txt")), "theirs");
+          assertEquals(
+            ov.changes().map((c) => [c.path, c.status]),
+            [["d.txt", "deleted"]],
+          );
+        },
+      },
+      {
+        name: "a base symlink is removed itself, never its target, in the overlay and then by the commit",
+        skip: (traits) => needsOverlay(traits) ?? needsSymlinks(traits),
+        async run(subject) {
+          const { ov, base } = overlayOf(subject);
+          await base.writeFile("target.txt", "t");
+          await base.symlink("target.txt", "link");
+          await remove(ov, "link");
+          assertEquals([await ov.lstat("link"), await read(ov, "target.txt")], [undefined, "t"]);
+          assertEquals(
+            ov.changes().map((c) => [c.path, c.status]),
+            [["link", "deleted"]],
+          );
+          assertEquals(await ov.patch(), "", "a symbolic link is not in the patch");
+          const result = await ov.commit();
+          assertEquals([result.ok, (await base.list(".")).sort()], [true, ["target.txt"]]);
         },
       },
       {
