@@ -1,6 +1,8 @@
 // The overlay as an FsDriver: core's createFileSystem builds the FileSystem on top of it, so identity,
 // versions, guards, the fence, the publication lock and listing order are core's, unchanged. Reads consult the
 // upper first and fall through to the base; publication acts on the upper only; the base is never written here.
+// Over 400 lines: the driver and its directory handle share the merged lookups (find, the pause, the base
+// calls); deletions and moves themselves are in mutate.ts.
 import type { FsCapabilities } from "../capabilities.ts";
 import type { FsDirectory, FsDriver, FsDriverHandle, FsDriverStat, FsStagedFile } from "../driver.ts";
 import { errnoError } from "../errno.ts";

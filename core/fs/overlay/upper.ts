@@ -1,10 +1,13 @@
 // The upper layer of an overlay: the files written through it, as immutable nodes keyed by canonical path.
 // Every publication makes a new node and never changes an old one, so a checkpoint is a copy of the map of
 // references (no bytes are copied), and a reader that opened a node keeps reading the bytes it opened.
+// Over 400 lines: one class whose maps (nodes, origins, move sources, the name index) change together in every
+// method; split, they would have to be exposed to each other.
 import { FsError } from "../errors.ts";
 import { baseName, isWithin, joinPath, parentPath } from "../paths.ts";
 import type { FsVersion } from "../types.ts";
 import { OverlayError } from "./errors.ts";
+import { Gate } from "./gate.ts";
 
 /** A file of the upper: its bytes, never changed once published. */
 export interface OverlayFileNode {
@@ -462,54 +465,4 @@ function countFiles(nodes: ReadonlyMap<string, OverlayNode>): number {
   let n = 0;
   for (const node of nodes.values()) if (node.type === "file") n++;
   return n;
-}
-
-/**
- * A readers-writer gate, first come first served: writes through the overlay share it; a restore, a discard
- * or a commit waits for the writes under way and holds back new ones until it is done.
- */
-export class Gate {
-  #shared = 0;
-  #exclusive = false;
-  readonly #queue: { readonly exclusive: boolean; readonly enter: () => void }[] = [];
-
-  shared<T>(work: () => Promise<T>): Promise<T> {
-    return this.#run(false, work);
-  }
-
-  exclusive<T>(work: () => Promise<T>): Promise<T> {
-    return this.#run(true, work);
-  }
-
-  async #run<T>(exclusive: boolean, work: () => Promise<T>): Promise<T> {
-    if (this.#queue.length > 0 || !this.#admits(exclusive)) {
-      await new Promise<void>((enter) => this.#queue.push({ exclusive, enter }));
-    } else {
-      this.#take(exclusive);
-    }
-    try {
-      return await work();
-    } finally {
-      if (exclusive) this.#exclusive = false;
-      else this.#shared--;
-      this.#drain();
-    }
-  }
-
-  #admits(exclusive: boolean): boolean {
-    return exclusive ? !this.#exclusive && this.#shared === 0 : !this.#exclusive;
-  }
-
-  #take(exclusive: boolean): void {
-    if (exclusive) this.#exclusive = true;
-    else this.#shared++;
-  }
-
-  #drain(): void {
-    while (this.#queue.length > 0 && this.#admits((this.#queue[0] as { exclusive: boolean }).exclusive)) {
-      const next = this.#queue.shift() as { exclusive: boolean; enter: () => void };
-      this.#take(next.exclusive);
-      next.enter();
-    }
-  }
 }
