@@ -325,6 +325,36 @@ export const overlayMutationsGroup: ConformanceGroup = {
         },
       },
       {
+        name: "a file written into a folder while the overlay moves it is not lost: it moves with the folder",
+        async run(subject) {
+          const { ov, base } = overlayOf(subject);
+          await base.writeFile("src/a.txt", "a");
+          // The move reads src/a.txt from the base; the write lands while it waits.
+          let reading!: () => void;
+          let proceed!: () => void;
+          const started = new Promise<void>((resolve) => (reading = resolve));
+          const resumed = new Promise<void>((resolve) => (proceed = resolve));
+          const held = new Proxy(ov.base, {
+            get(target, key) {
+              const value = Reflect.get(target, key, target) as unknown;
+              if (key !== "readBytes") return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+              return async (...args: Parameters<FileSystem["readBytes"]>) => {
+                reading();
+                await resumed;
+                return target.readBytes(...args);
+              };
+            },
+          });
+          const mover = createOverlayProvider({ base: held, upper: ov.upper });
+          const moving = move(mover, "src", "lib");
+          await started;
+          await put(ov, "src/new.txt", "written meanwhile");
+          proceed();
+          await moving;
+          assertEquals([await read(ov, "lib/a.txt"), await read(ov, "lib/new.txt"), await ov.lstat("src")], ["a", "written meanwhile", undefined]);
+        },
+      },
+      {
         name: "checkpoints and restore cover deletions and moves",
         async run(subject) {
           const { ov, base } = overlayOf(subject);

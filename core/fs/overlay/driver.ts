@@ -367,7 +367,6 @@ class OverlayDirectory implements FsDirectory {
     const found = await this.#driver.find(this.#at(name));
     if (!found) return false;
     if (kind(found) !== "directory") throw new FsError("FS_NOT_DIRECTORY", "it is not a directory");
-    if ((await this.#driver.readdir(found.key)).length > 0) throw errnoError("ENOTEMPTY", undefined);
     await erase(this.#driver, found);
     return true;
   }

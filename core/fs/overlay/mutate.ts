@@ -8,12 +8,32 @@ import { isWithin, joinPath } from "../paths.ts";
 import { kind, type OverlayDriver, type OverlayFound } from "./driver.ts";
 import type { OverlayOrigin, OverlaySource } from "./upper.ts";
 
-/** Deletes an entry of the merged view (a folder only when empty there; the caller checks). */
+// A write into a folder can land while a deletion or a move of it reads what it holds (core locks only the names
+// it changes); applied after that, the whiteout would hide the write's file. So the reading is done again until
+// the upper did not change meanwhile, and the change is then applied without awaiting anything.
+const ATTEMPTS = 16;
+
+/**
+ * Deletes an entry of the merged view; a folder only when it is empty there (`FS_NOT_EMPTY` otherwise), which is
+ * judged again if the upper changes meanwhile.
+ */
 export async function erase(driver: OverlayDriver, found: OverlayFound): Promise<void> {
-  const origin = await originAt(driver, found.key);
-  // Only the overlay had it: nothing of the base to hide.
-  if (origin.kind === "absent") driver.upper.remove(found.key);
-  else driver.upper.whiteout(found.key, origin);
+  const { upper } = driver;
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const revision = upper.revision;
+    const origin = await originAt(driver, found.key);
+    if (kind(found) === "directory" && (await driver.readdir(found.key)).length > 0) throw errnoError("ENOTEMPTY", undefined);
+    if (upper.revision !== revision) continue;
+    // Only the overlay had it: nothing of the base to hide.
+    if (origin.kind === "absent") upper.remove(found.key);
+    else upper.whiteout(found.key, origin);
+    return;
+  }
+  throw busy();
+}
+
+function busy(): FsError {
+  return new FsError("FS_STALE_VERSION", "the overlay kept changing beneath it; try again");
 }
 
 // One entry of a moved subtree, read before the upper changes.
@@ -37,18 +57,28 @@ export async function relocate(driver: OverlayDriver, found: OverlayFound, to: s
   const from = found.key;
   if (from === to) return true;
   if (isWithin(from, to)) throw new FsError("FS_IO_ERROR", "a folder cannot move into itself");
-  const there = await driver.find(to);
-  let replaced: OverlayOrigin | undefined;
-  if (there) {
-    if (!replace) return false;
-    if (kind(there) === "directory") throw errnoError("EISDIR", undefined);
-    if (kind(found) === "directory") throw new FsError("FS_NOT_DIRECTORY", "a folder cannot replace a file");
-    replaced = await originAt(driver, to);
-  }
-  const moved: Moved[] = [];
-  await collect(driver, found, to, moved);
-
   const { upper } = driver;
+  let replaced: OverlayOrigin | undefined;
+  let moved: Moved[] = [];
+  for (let attempt = 0; ; attempt++) {
+    if (attempt === ATTEMPTS) throw busy();
+    const revision = upper.revision;
+    const there = await driver.find(to);
+    replaced = undefined;
+    if (there) {
+      if (!replace) return false;
+      if (kind(there) === "directory") throw errnoError("EISDIR", undefined);
+      if (kind(found) === "directory") throw new FsError("FS_NOT_DIRECTORY", "a folder cannot replace a file");
+      replaced = await originAt(driver, to);
+    }
+    // Found again each time: a write may have replaced the node.
+    const current = await driver.find(from);
+    if (!current) throw errnoError("ENOENT", undefined);
+    moved = [];
+    await collect(driver, current, to, moved);
+    if (upper.revision === revision) break;
+  }
+
   // The old names, deepest first: a whiteout where the base has (or had) something, else nothing.
   for (const item of [...moved].reverse()) {
     if (item.origin.kind !== "absent") upper.whiteout(item.from, item.origin);

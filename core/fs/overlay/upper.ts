@@ -108,12 +108,18 @@ export class OverlayUpper {
   readonly #staged = new Map<string, OverlayStaged>();
   readonly #checkpoints = new Map<string, Checkpoint>();
   #serial = 0;
+  #revision = 0;
   #epoch = 0;
   #nextCheckpoint = 1;
   /** Writes share it; restore, discard and commit take it alone. */
   readonly gate: Gate = new Gate();
 
   /** Moves on with every restore and discard: every version observed before it is stale after it. */
+  /** Moves on with every change of a node: a deletion or a move that read the upper can tell it still holds. */
+  get revision(): number {
+    return this.#revision;
+  }
+
   get epoch(): number {
     return this.#epoch;
   }
@@ -403,6 +409,7 @@ export class OverlayUpper {
   }
 
   #reset(state: OverlaySnapshot): void {
+    this.#revision++;
     this.#nodes = new Map(state.nodes);
     this.#origins = new Map(state.origins);
     this.#sources = new Map(state.sources);
@@ -417,6 +424,7 @@ export class OverlayUpper {
   }
 
   #set(path: string, node: OverlayNode): void {
+    this.#revision++;
     if (!this.#nodes.has(path)) {
       const parent = parentPath(path);
       if (parent !== "/" && !this.#nodes.has(parent)) this.mkdir(parent);
@@ -437,6 +445,7 @@ export class OverlayUpper {
 
   #delete(path: string): void {
     if (!this.#nodes.delete(path)) return;
+    this.#revision++;
     const name = baseName(path);
     this.#children.get(parentPath(path))?.delete(name);
     this.#children.delete(path);
