@@ -1,5 +1,5 @@
 import { FsError, type FileSystem, type FsFence, type FsTarget, isFsError } from "../../core/mod.ts";
-import { assertBytes, assertEquals } from "../assert.ts";
+import { assert, assertBytes, assertEquals } from "../assert.ts";
 import type { Probe } from "../harness.ts";
 import type { ConformanceGroup, SubjectTraits } from "../suite.ts";
 import { text, under, utf8 } from "../util.ts";
@@ -7,6 +7,7 @@ import { needsMutations } from "./mutations.ts";
 
 const SWAP_ROUNDS = 100;
 const ROUNDS = 200;
+const KILLS = 5;
 
 const needsPinnedMutations = (traits: SubjectTraits): string | undefined =>
   needsMutations(traits) ??
@@ -18,6 +19,14 @@ const needsPinnedMutations = (traits: SubjectTraits): string | undefined =>
 
 const needsSibling = (traits: SubjectTraits): string | undefined =>
   needsMutations(traits) ?? (traits.races.sibling ? undefined : "the subject has no second provider (races.sibling)");
+
+const needsKillableMovers = (traits: SubjectTraits): string | undefined =>
+  needsMutations(traits) ??
+  (!traits.races.spawn
+    ? "the subject cannot start movers in other processes (races.spawn)"
+    : traits.detectsDeadWriters
+      ? undefined
+      : "the backend cannot tell a killed mover from a live one (detectsDeadWriters: false): its locks go after 30 s");
 
 // The fence of a workspace: nothing outside `root` may change.
 function workspaceFence(provider: FileSystem, root: FsTarget): FsFence {
@@ -101,6 +110,33 @@ export const mutationsRaceGroup: ConformanceGroup = {
           [],
           "staged or lock files left behind",
         );
+      },
+    },
+    {
+      name: `movers killed mid-move ${KILLS} times (a file and a folder, shuttled between two names): one of the names always holds the bytes`,
+      skip: needsKillableMovers,
+      async run({ probe, races }) {
+        await probe.writeFile("a.txt", "payload\n");
+        await probe.writeFile("dir-a/inside.txt", "inside\n");
+        const outcomes: Record<string, number> = {};
+        for (let i = 0; i < KILLS; i++) {
+          const movers = await Promise.all([
+            races!.spawn!({ kind: "shuttle", path: "a.txt", other: "b.txt" }),
+            races!.spawn!({ kind: "shuttle", path: "dir-a", other: "dir-b" }),
+          ]);
+          await Promise.all(movers.map((mover) => mover.waitFor("moving")));
+          await Promise.all(movers.map((mover) => mover.kill()));
+          const files = (await Promise.all(["a.txt", "b.txt"].map((name) => probe.readFile(name)))).filter((bytes) => bytes !== undefined);
+          assert(files.length > 0, `kill ${i}: both file names are missing`);
+          for (const bytes of files) assertBytes(bytes, "payload\n", `kill ${i}: a file name holds other bytes`);
+          // A kill between the link and the unlink of a file move leaves both names: the next mover starts from one.
+          tally(outcomes, `file under ${files.length} name(s)`);
+          if (files.length === 2) await probe.remove("b.txt");
+          const folders = (await Promise.all(["dir-a", "dir-b"].map((name) => probe.info(name)))).filter((info) => info?.type === "directory");
+          assertEquals(folders.length, 1, `kill ${i}: folders holding the contents (${JSON.stringify(outcomes)})`);
+          const folder = (await probe.info("dir-a")) ? "dir-a" : "dir-b";
+          assertBytes(await probe.readFile(`${folder}/inside.txt`), "inside\n", `kill ${i}: the folder's contents`);
+        }
       },
     },
     {
