@@ -89,7 +89,8 @@ export async function relocate(driver: OverlayDriver, found: OverlayFound, to: s
   for (const item of moved) {
     const origin = upper.origin(item.to) ?? (item.to === to && replaced ? replaced : ABSENT);
     if (item.type === "directory") upper.makeDirectory(item.to, origin);
-    else upper.place(item.to, item.bytes as Uint8Array, item.mtimeMs ?? Date.now(), origin, item.source);
+    // Moved back to where it came from, it is no rename any more.
+    else upper.place(item.to, item.bytes as Uint8Array, item.mtimeMs ?? Date.now(), origin, item.source?.key === item.to ? undefined : item.source);
   }
   return true;
 }
