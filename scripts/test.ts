@@ -5,12 +5,13 @@
 // scripts/test-report.ts turns reports and exit statuses into counts, and a step that cannot be counted is a
 // failure with its reason.
 //
-// Independent steps run side by side (docs/notes/0011): the three type checks and Biome's lint and format
-// check, then vitest beside deno test.
+// Independent steps run side by side (docs/notes/0011): after the build, vitest, deno test, the three type
+// checks and Biome's lint and format check all at once, each runner with TOOLFS_TEST_WORKERS files at a time.
 // Vitest keeps the terminal; a step that runs beside it writes to a log under .tmp/ that is printed whole when
 // it ends, so no two steps' lines interleave. TOOLFS_TEST_SERIAL=1 runs every step alone, in order.
 import { spawn } from "node:child_process";
 import { createWriteStream, existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { denoTally, slowestTests, type StepExit, stepTally, summarize, type Tally, type TimedTest, vitestTally } from "./test-report.ts";
 
@@ -19,6 +20,14 @@ const scratch = join(root, ".tmp");
 const bin = (name: string) => join(root, "node_modules", ".bin", name);
 
 const serial = process.env.TOOLFS_TEST_SERIAL === "1";
+// Test files each runner runs at once (vitest's workers, deno's --parallel jobs). Vitest's own default is
+// one less than the cores, which on two cores is one; the tests mostly wait on child processes, so the core
+// count serves better (docs/notes/0011). TOOLFS_TEST_WORKERS overrides it.
+const workers = serial
+  ? 1
+  : Number(process.env.TOOLFS_TEST_WORKERS) > 0
+    ? Math.floor(Number(process.env.TOOLFS_TEST_WORKERS))
+    : Math.max(2, availableParallelism());
 const times: { step: string; seconds: number }[] = [];
 
 /**
@@ -76,7 +85,12 @@ const vitestReport = join(scratch, "vitest.json");
 const denoReport = join(scratch, "deno.xml");
 
 async function vitest(log: string | undefined): Promise<Tally> {
-  const exit = await run("vitest", bin("vitest"), ["run", "--reporter=default", "--reporter=json", `--outputFile.json=${vitestReport}`], { log });
+  const exit = await run(
+    "vitest",
+    bin("vitest"),
+    ["run", `--maxWorkers=${workers}`, "--reporter=default", "--reporter=json", `--outputFile.json=${vitestReport}`],
+    { log },
+  );
   return vitestTally(readReport(vitestReport), exit);
 }
 
@@ -99,6 +113,7 @@ async function denoTest(log: string | undefined): Promise<Tally> {
     bin("deno"),
     [
       "test",
+      ...(workers > 1 ? ["--parallel"] : []),
       "--allow-read",
       "--allow-write",
       "--allow-sys=uid,gid",
@@ -108,7 +123,7 @@ async function denoTest(log: string | undefined): Promise<Tally> {
       "--allow-net=127.0.0.1",
       `--junit-path=${denoReport}`,
     ],
-    { env: { NO_COLOR: "1" }, log },
+    { env: { NO_COLOR: "1", DENO_JOBS: String(workers) }, log },
   );
   return denoTally(readReport(denoReport), exit);
 }
@@ -128,21 +143,24 @@ const denoChecked = [
   "adapters/cli/main.deno.ts",
 ];
 const tallies: Tally[] = [];
+// Built once here (or by `npm ci` before): no test builds, so none can empty dist/ under another.
+tallies.push(await step("build", process.execPath, ["--import", "tsx", join(root, "scripts/build.ts"), "--if-changed"])(undefined));
+// Then everything at once: the checks read sources and write nothing, and most test time is spent waiting on
+// children (bubblewrap, the CLI, deno, servers on 127.0.0.1), so two cores serve more than two of them.
 tallies.push(
   ...(await together(
     [
+      vitest,
+      denoTest,
       step("tsc (core, conformance, fixtures)", bin("tsc"), ["-p", "tsconfig.json"]),
       step("tsc (node side)", bin("tsc"), ["-p", "tsconfig.node.json"]),
       step("deno check", bin("deno"), ["check", ...denoChecked]),
       // Lint and format together; `npm run format` applies what it asks for.
       step("biome", bin("biome"), ["check", "--colors=off", "."]),
     ],
-    ["", "tsc-node.log", "deno-check.log", "biome.log"],
+    ["", "deno-test.log", "tsc.log", "tsc-node.log", "deno-check.log", "biome.log"],
   )),
 );
-// Built once here (or by `npm ci` before): no test builds, so none can empty dist/ under another.
-tallies.push(await step("build", process.execPath, ["--import", "tsx", join(root, "scripts/build.ts"), "--if-changed"])(undefined));
-tallies.push(...(await together([vitest, denoTest], ["", "deno-test.log"])));
 
 const slow: TimedTest[] = slowestTests(readReport(vitestReport), readReport(denoReport), 15);
 console.log(`\nTime per step: ${times.map((t) => `${t.step} ${t.seconds.toFixed(0)} s`).join(", ")}`);

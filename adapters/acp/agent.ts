@@ -17,6 +17,7 @@ import {
   resolvePath,
   type SandboxOptions,
   type SearchBackend,
+  type SpillStore,
   type ToolName,
 } from "../../core/mod.ts";
 import { type Composition, requestHeader, sessionTools } from "./composition.ts";
@@ -52,6 +53,11 @@ export interface AcpAgentOptions {
   readonly permissionMode?: PermissionMode;
   /** Variables bash inherits besides the default allow-list (ToolkitOptions.bashEnv). */
   readonly bashEnv?: readonly string[];
+  /**
+   * Where every session's over-cap glob and grep keep their complete results (ToolkitOptions.spill); a store
+   * with URIs (createFsSpillStore) adds a resource_link to the tool call's content. Without one, none is kept.
+   */
+  readonly spill?: SpillStore;
   /**
    * The sandbox every session's tools run under (each session's cwd is its workspace). Without one, writes may
    * go anywhere the process may write. Under a confining mode, a deny list or the workspace read scope, bash
@@ -123,6 +129,7 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
         limits: composition.limits,
         search: overlay ? createOverlaySearchBackend(overlay, runtime.search) : runtime.search,
         ...(overlay ? {} : { runner: runtime.runner }),
+        ...(options.spill ? { spill: options.spill } : {}),
         ...(options.bashEnv ? { bashEnv: options.bashEnv } : {}),
         ...(runtime.home === undefined ? {} : { home: runtime.home }),
         ...(options.sandbox ? { sandbox: { ...options.sandbox, writableRoots: options.sandbox.writableRoots ?? [], approve } } : {}),

@@ -8,7 +8,7 @@
  * @module
  */
 import { jsonSchema, type JSONSchema7, tool, type ToolSet } from "ai";
-import { partText, resultText, type Toolkit, type ToolResult } from "../../core/mod.ts";
+import { partText, resultText, textParts, type Toolkit, type ToolResult } from "../../core/mod.ts";
 
 export interface AiToolSetOptions {
   /**
@@ -43,11 +43,13 @@ export function createAiToolSet(toolkit: Toolkit, options?: AiToolSetOptions): T
 }
 
 // The text alone where there is nothing else; with parts, an image as a file part the provider passes to the
-// model (or describes, where it cannot), and any other part in words.
+// model (or describes, where it cannot), and any other part in words. The AI SDK has no link part, so a link
+// the text already names (a spill) is left out: the model reads the footer once, and the result keeps it.
 function modelOutput(output: AiToolOutput) {
   if (output.isError) return { type: "error-text" as const, value: resultText(output) };
-  if (!output.parts || output.parts.length === 0) return { type: "text" as const, value: output.content };
-  const value = output.parts.map((part) =>
+  const parts = textParts(output.parts);
+  if (parts.length === 0) return { type: "text" as const, value: output.content };
+  const value = parts.map((part) =>
     part.type === "image"
       ? { type: "file" as const, mediaType: part.mediaType, data: { type: "data" as const, data: part.data } }
       : { type: "text" as const, text: partText(part) },

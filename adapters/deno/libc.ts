@@ -1,3 +1,4 @@
+// Over 400 lines: the libc binding (Libc) and the FsDirectory over it (LibcDirectory) share its flags and errno table; a split there waits for work under way.
 // Directories pinned through libc's *at calls, for Deno on Linux when --allow-ffi is granted. Deno has no
 // openat and no file descriptor numbers, and it refuses /proc/self/fd to anything short of --allow-all;
 // through FFI a directory is held by its descriptor and every publication step names an entry relative to

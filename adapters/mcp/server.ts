@@ -1,11 +1,11 @@
 // One MCP session over the toolkit: tools/list and tools/call answered by hand on the SDK's protocol layer,
 // so the model sees the toolkit's own descriptions and JSON Schemas and the toolkit (not the SDK) judges
 // arguments, with coded results. Runtime-neutral: the runtime's providers arrive through McpRuntime.
-import { callCommit, CHANGES_RESOURCE, CHANGES_URI, COMMIT_TOOL, type CommitApproval, readChanges } from "./overlay.ts";
-import { type CallToolResult, type ElicitResult, ProtocolError, ProtocolErrorCode, Server, type Tool as McpTool } from "@modelcontextprotocol/server";
+import { type CallToolResult, ProtocolError, ProtocolErrorCode, Server, type Tool as McpTool } from "@modelcontextprotocol/server";
+import { canElicit, elicitApproval, elicitCommit } from "./elicitation.ts";
+import { callCommit, CHANGES_RESOURCE, CHANGES_URI, COMMIT_TOOL, readChanges } from "./overlay.ts";
+import { mcpPart, servedResources, SpillLinks } from "./spill-links.ts";
 import {
-  approvalMessage,
-  approvalText,
   type ApprovalOutcome,
   type ApprovalRequest,
   bashOffer,
@@ -26,7 +26,6 @@ import {
   structuredResult,
   type Toolkit,
   type ToolLimits,
-  type ContentPart,
   type DefinedTool,
   type ToolName,
 } from "../../core/mod.ts";
@@ -120,9 +119,6 @@ export interface ToolfsMcpSession {
 export const MCP_ERROR_CODES = ["MCP_NO_ROOTS", "MCP_COMMIT_UNAPPROVED", "MCP_COMMIT_CONFLICT"] as const;
 export type McpErrorCode = (typeof MCP_ERROR_CODES)[number];
 
-// How long a person may take to answer an escalation request before it counts as cancelled.
-const APPROVAL_TIMEOUT_MS = 10 * 60_000;
-
 /**
  * Builds one session's server. Each session is its own actor: what one client read never authorizes
  * another's write, even when both work in the same roots.
@@ -159,78 +155,43 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
   const withheld = template.withheld;
   const rootless = options.roots && options.roots.length > 0 ? template : make({ ...start, runner: undefined }, [], undefined);
   const overlaid = start.overlay !== undefined;
+  // A store that can read its spills back serves the links glob and grep put in their results.
+  const linksSpills = start.spill?.read !== undefined;
   const server = new Server(
     { name: "toolfs", title: "toolfs", version: MCP_SERVER_VERSION },
-    { capabilities: { tools: { listChanged: true }, ...(overlaid ? { resources: {} } : {}) }, instructions: instructions(rootless, options.roots, overlaid) },
+    {
+      capabilities: { tools: { listChanged: true }, ...(overlaid || linksSpills ? { resources: {} } : {}) },
+      instructions: instructions(rootless, options.roots, overlaid),
+    },
   );
 
   let current:
-    | { readonly roots: readonly string[]; readonly toolkit: Toolkit; readonly tools: McpTool[]; readonly overlay?: OverlayFileSystem | undefined }
+    | {
+        readonly roots: readonly string[];
+        readonly toolkit: Toolkit;
+        readonly tools: McpTool[];
+        readonly overlay?: OverlayFileSystem | undefined;
+        readonly spill?: SpillStore | undefined;
+      }
     | undefined;
+  // Besides the overlay's patch, the only resources served: the spill links this session's results gave.
+  const links = new SpillLinks();
   let applying: Promise<void> = Promise.resolve();
   const rootlessTools = listing(rootless, overlaid);
   // The listing a client was last given; a change of roots that changes it is announced.
   let listed: string | undefined;
   const tools = () => current?.tools ?? rootlessTools;
-  const approve = async (request: ApprovalRequest): Promise<ApprovalOutcome> => {
-    let answer: ElicitResult;
-    try {
-      answer = await server.elicitInput(
-        {
-          mode: "form",
-          message: approvalMessage(request),
-          requestedSchema: {
-            type: "object",
-            properties: { allow: { type: "boolean", title: "Allow this once", description: approvalText(request).title } },
-            required: ["allow"],
-          },
-        },
-        { timeout: APPROVAL_TIMEOUT_MS, ...(request.signal ? { signal: request.signal } : {}) },
-      );
-    } catch (error) {
-      log(`toolfs mcp: the approval request failed: ${(error as Error).message}`);
-      return "cancelled";
-    }
-    if (answer.action === "accept") return answer.content?.allow === true ? "allowed-once" : "rejected";
-    return answer.action === "decline" ? "rejected" : "cancelled";
-  };
-  const canElicit = (): boolean => {
-    const elicitation = server.getClientCapabilities()?.elicitation as Record<string, unknown> | undefined;
-    // A bare `elicitation: {}` predates modes and means form support.
-    return elicitation !== undefined && (elicitation.form !== undefined || Object.keys(elicitation).length === 0);
-  };
+  const approve = (request: ApprovalRequest): Promise<ApprovalOutcome> => elicitApproval(server, request, log);
   const apply = async (roots: readonly string[]): Promise<void> => {
     if (roots.length === 0) current = undefined;
     else {
       const workspace = await runtime.workspace(roots);
-      const toolkit = make(workspace, roots, canElicit() ? approve : undefined);
-      current = { roots, toolkit, tools: listing(toolkit, overlaid), overlay: workspace.overlay };
+      const toolkit = make(workspace, roots, canElicit(server) ? approve : undefined);
+      current = { roots, toolkit, tools: listing(toolkit, overlaid), overlay: workspace.overlay, spill: workspace.spill };
     }
     // Descriptions name the roots (and which tools can run); a client that listed the old ones is told.
     if (listed !== undefined && listed !== JSON.stringify(tools())) {
       await server.sendToolListChanged().catch((error: unknown) => log(`toolfs mcp: tools/list_changed failed: ${(error as Error).message}`));
-    }
-  };
-  const approveCommit = async (message: string, signal: AbortSignal): Promise<CommitApproval> => {
-    if (!canElicit()) return "unavailable";
-    try {
-      const answer = await server.elicitInput(
-        {
-          mode: "form",
-          message,
-          requestedSchema: {
-            type: "object",
-            properties: { apply: { type: "boolean", title: "Apply the changes", description: "Write them to the real files" } },
-            required: ["apply"],
-          },
-        },
-        { timeout: APPROVAL_TIMEOUT_MS, signal },
-      );
-      if (answer.action === "accept") return answer.content?.apply === true ? "accept" : "decline";
-      return answer.action;
-    } catch (error) {
-      log(`toolfs mcp: the commit approval request failed: ${(error as Error).message}`);
-      return "cancel";
     }
   };
 
@@ -273,13 +234,18 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
     listed = JSON.stringify(now);
     return { tools: now };
   });
-  if (overlaid) {
-    server.setRequestHandler("resources/list", () => ({ resources: [CHANGES_RESOURCE] }));
-    server.setRequestHandler("resources/read", async (request) => {
-      if (request.params.uri !== CHANGES_URI) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource ${request.params.uri}`);
-      await applying;
-      if (!current?.overlay) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "No workspace is open yet, so there are no changes");
-      return readChanges(current.overlay);
+  if (overlaid || linksSpills) {
+    server.setRequestHandler("resources/list", () => ({
+      resources: [...(overlaid ? [CHANGES_RESOURCE] : []), ...links.resources()],
+    }));
+    server.setRequestHandler("resources/read", async (request, ctx) => {
+      const uri = request.params.uri;
+      if (overlaid && uri === CHANGES_URI) {
+        await applying;
+        if (!current?.overlay) throw new ProtocolError(ProtocolErrorCode.InvalidParams, "No workspace is open yet, so there are no changes");
+        return readChanges(current.overlay);
+      }
+      return links.read(uri, servedResources(overlaid ? CHANGES_URI : undefined, linksSpills), ctx.mcpReq.signal);
     });
   }
   server.setRequestHandler("tools/call", async (request, ctx) => {
@@ -297,12 +263,13 @@ export async function createToolfsMcpSession(options: ToolfsMcpOptions): Promise
       answer = await callCommit(
         current.overlay,
         (args ?? {}) as Record<string, unknown>,
-        (message) => approveCommit(message, ctx.mcpReq.signal),
+        (message) => elicitCommit(server, message, ctx.mcpReq.signal, log),
         ctx.mcpReq.signal,
       );
     } else {
       // Roots that change mid-call do not move a call already running.
       const result = await current.toolkit.call(name, args ?? {}, { signal: ctx.mcpReq.signal, actor });
+      links.record(result, current.spill);
       answer = {
         content: [{ type: "text", text: result.content }, ...(result.parts ?? []).map(mcpPart)],
         structuredContent: structuredResult(result),
@@ -371,18 +338,6 @@ function listing(toolkit: Toolkit, overlaid: boolean): McpTool[] {
     };
   });
   return overlaid ? [...tools, COMMIT_TOOL] : tools;
-}
-
-// MCP carries images and resource links in a tool result as they are.
-function mcpPart(part: ContentPart): CallToolResult["content"][number] {
-  if (part.type === "image") return { type: "image", data: part.data, mimeType: part.mediaType };
-  return {
-    type: "resource_link",
-    uri: part.uri,
-    name: part.name,
-    ...(part.mediaType === undefined ? {} : { mimeType: part.mediaType }),
-    ...(part.description === undefined ? {} : { description: part.description }),
-  };
 }
 
 function noRoots(clientHasRoots: boolean): CallToolResult {

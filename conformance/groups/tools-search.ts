@@ -1,4 +1,12 @@
-import { createFsSpillStore, createToolkit, type SearchBackend, type Toolkit, type WholeResults, type ToolkitOptions } from "../../core/mod.ts";
+import {
+  createFsSpillStore,
+  createToolkit,
+  type SearchBackend,
+  type Toolkit,
+  type ToolResult,
+  type WholeResults,
+  type ToolkitOptions,
+} from "../../core/mod.ts";
 import { SEED_MATCHING_FILES, seedTree, seedWorkspaceTree } from "../../fixtures/mod.ts";
 import { assert, assertEquals } from "../assert.ts";
 import type { Subject } from "../harness.ts";
@@ -27,6 +35,21 @@ async function seedInOrder(subject: Subject, paths: readonly string[], content =
   }
 }
 
+/**
+ * The result's link to its spill (issue 19, item 2): one resource_link, text/plain, whose file: URI is the path
+ * the footer names; returns its description.
+ */
+function spillLink(result: ToolResult): string | undefined {
+  assertEquals(result.parts?.length, 1);
+  const link = result.parts![0]!;
+  assert(link.type === "resource_link", "the part is a resource link");
+  assertEquals(
+    [link.mediaType, decodeURIComponent(new URL(link.uri).pathname), `${link.name}`],
+    ["text/plain", String(result.meta.spill), String(result.meta.spill).slice(String(result.meta.spill).lastIndexOf("/") + 1)],
+  );
+  return link.description;
+}
+
 const sortedLines = (text: string) =>
   text
     .split("\n")
@@ -40,7 +63,8 @@ const cases: ConformanceCase[] = [
       const order = ["z.txt", "a/c.txt", "m.txt", "d/q.txt", "B.txt", ".env", "a-c/x"];
       await seedInOrder(subject, order);
       await subject.probe.mkdir("empty/dir");
-      assertEquals((await ok(searchKit(subject), "glob", { pattern: "*" })).content, order.join("\n"));
+      const result = await ok(searchKit(subject), "glob", { pattern: "*" });
+      assertEquals([result.content, result.parts], [order.join("\n"), undefined]);
     },
   },
   {
@@ -104,6 +128,7 @@ const cases: ConformanceCase[] = [
         .map((f) => f.path);
       const spill = await subject.probe.readFile(String(result.meta.spill));
       assertEquals(new TextDecoder().decode(spill).split("\n").slice(0, -1), expected);
+      assertEquals(spillLink(result), "all 10,030 paths, oldest first");
       const tail = await ok(kit, "read", { path: String(result.meta.spill), offset: SEED_MATCHING_FILES - 1 });
       includes(tail.content, `${SEED_MATCHING_FILES}: CHANGELOG.md`);
     },
@@ -121,6 +146,7 @@ const cases: ConformanceCase[] = [
       includes(footer ?? "", "Showing 4 of at least 8 paths: a sample across 3 of at least 3 top-level entries", "passed 100 bytes; its first 8 paths");
       assertEquals(new TextDecoder().decode(await subject.probe.readFile(String(result.meta.spill))), `${order.slice(0, 8).join("\n")}\n`);
       assertEquals([result.meta.total, result.meta.lowerBound], [8, true]);
+      assertEquals(spillLink(result), "the first 8 paths, oldest first (the search stopped at the spill limit)");
     },
   },
   {
@@ -132,6 +158,7 @@ const cases: ConformanceCase[] = [
       includes(result.content, "Found at least 7 matches in at least 1 file; showing the first 3 (in 1 file).", "its first 7 matches are in");
       const spilled = new TextDecoder().decode(await subject.probe.readFile(String(result.meta.spill)));
       assertEquals(spilled, `big.txt\n${Array.from({ length: 7 }, (_, i) => `  ${i + 1}: hit number ${i + 1}\n`).join("")}`);
+      assertEquals(spillLink(result), "the first 7 matches, by file (the search stopped at the spill limit)");
     },
   },
   {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { EntrySampler, EntryTable, sampleAcrossEntries, topLevelEntry } from "./sample.ts";
+import { EntryTable } from "./entry-names.ts";
+import { EntrySampler, sampleAcrossEntries, topLevelEntry } from "./sample.ts";
 
 describe("sampleAcrossEntries", () => {
   test.for([

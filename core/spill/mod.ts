@@ -6,7 +6,7 @@
 import { encodeUtf8 } from "../text/utf8.ts";
 import { FsError } from "../fs/errors.ts";
 import { baseName, joinPath, parentPath, resolvePath } from "../fs/paths.ts";
-import type { FileSystem, FsFence } from "../fs/types.ts";
+import type { FileSystem, FsFence, FsTarget } from "../fs/types.ts";
 
 export interface SpillRequest {
   /** The tool whose result this is, such as "glob". */
@@ -29,6 +29,8 @@ export interface SpillReceipt {
   readonly locator: string;
   /** One short sentence on how to retrieve it. */
   readonly hint: string;
+  /** A URI a client can fetch it by (`file:` for stores on the FileSystem seam); absent when there is none. */
+  readonly uri?: string;
 }
 
 /**
@@ -64,6 +66,12 @@ export interface SpillStore {
    * or rewrite what was saved there.
    */
   readonly directory?: string;
+  /**
+   * The text of a spill this store published, by its receipt's `uri`, for a surface that serves its links
+   * (MCP's resources/read). Any other URI (another file, a path out of the folder, another store's spill) is
+   * refused with FS_PERMISSION_DENIED. Optional: a store without it serves no link.
+   */
+  read?(uri: string, options?: { readonly signal?: AbortSignal }): Promise<string>;
 }
 
 /** A writer for `store`: its own streaming one, or one that collects the text and saves it at the end. */
@@ -72,6 +80,11 @@ export function beginSpill(store: SpillStore, request: SpillStart): SpillWriter 
 }
 
 const HINT = "page it with read (offset, limit) or search it with grep";
+
+/** The `file:` URI of an absolute POSIX path, each segment percent-encoded (a space is %20, # is %23). */
+export function fileUri(path: string): string {
+  return `file://${path.split("/").map(encodeURIComponent).join("/")}`;
+}
 
 /**
  * The folder a host gives {@link createFsSpillStore} inside a temp directory: one per user
@@ -96,6 +109,8 @@ export function createFsSpillStore(fs: FileSystem, directory: string): SpillStor
   let counter = 0;
   const session = new Date().toISOString().replace(/[-:]/g, "").replace(/\..*$/, "");
   let home: string | undefined;
+  // What this store published, by URI: the only files `read` serves.
+  const published = new Map<string, FsTarget>();
   const folder = async (signal: AbortSignal | undefined): Promise<string> => {
     // The parent (a temp root) once, canonically; the folder itself is never followed, so a symlink put there
     // later cannot move the spills.
@@ -118,10 +133,23 @@ export function createFsSpillStore(fs: FileSystem, directory: string): SpillStor
     // A scratch artifact: published atomically, but not worth an fsync on the model's critical path. It may
     // copy lines of files only this user can read, so it is owner-only, in a folder only this user controls.
     await fs.write(target, data, { guard: { kind: "createIfAbsent" }, signal, durable: false, private: true, fence });
-    return { locator: target.displayPath, hint: HINT };
+    const uri = fileUri(target.displayPath);
+    published.set(uri, target);
+    return { locator: target.displayPath, hint: HINT, uri };
   };
   return {
     directory: dir,
+    async read(uri, options) {
+      const target = published.get(uri);
+      if (!target) {
+        throw new FsError("FS_PERMISSION_DENIED", `"${uri}" is not a spill this store saved; only those can be read through it`, { details: { uri } });
+      }
+      const signal = options?.signal;
+      const info = await fs.stat(target, signal ? { signal } : undefined);
+      if (!info)
+        throw new FsError("FS_NOT_FOUND", `The spill "${target.displayPath}" is gone: the spill folder was cleared`, { details: { path: target.displayPath } });
+      return new TextDecoder().decode((await fs.readBytes(target, { maxBytes: info.size, ...(signal ? { signal } : {}) })).bytes);
+    },
     save: ({ tool, content, signal }) => publish(tool, encodeUtf8(content), signal),
     begin: ({ tool, signal }) => new StreamingWriter((chunks) => publish(tool, chunks, signal)),
   };

@@ -5,7 +5,7 @@ import type { ResultSink } from "../search/backend.ts";
 import { EntrySampler, type StreamedSample } from "../search/sample.ts";
 import { streamPaths } from "../search/stream.ts";
 import { ToolError } from "./types.ts";
-import { backendOf, capMeta, fallbackNote, problemsNote, type SearchRoot, searchRoot, SpillList } from "./search.ts";
+import { backendOf, capMeta, fallbackNote, grouped, problemsNote, type SearchRoot, searchRoot, SpillList } from "./search.ts";
 import { type CallContext, otherRoots, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
 
 export interface GlobArgs {
@@ -116,7 +116,9 @@ async function runGlob(env: ToolEnv, args: GlobArgs, call: CallContext): Promise
   // Entries that interleave by age can also give the oldest paths; then "not the oldest" would be false.
   const oldest = sample !== undefined && !flat && isOldestPage(sample.paths, listing.head);
   const page = sample && !flat ? sample.paths : listing.head;
-  const saved = await listing.spill.finish();
+  const saved = await listing.spill.finish(
+    stopped ? `the first ${grouped(total)} paths, oldest first (the search stopped at the spill limit)` : `all ${grouped(total)} paths, oldest first`,
+  );
   const atLeast = stopped ? "at least " : "";
   const narrowed = sample !== undefined && !flat && sample.entriesShown < sample.entriesTotal;
   const recovery = saved
@@ -144,6 +146,7 @@ async function runGlob(env: ToolEnv, args: GlobArgs, call: CallContext): Promise
   return {
     content: `${root.displayLines(page)}\n\n(${head}${recovery})${note}`,
     meta: { ...meta(page), ...(saved ? { spill: saved.locator } : {}) },
+    ...(saved?.parts ? { parts: saved.parts } : {}),
   };
 }
 

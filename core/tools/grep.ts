@@ -6,7 +6,7 @@ import { comparePaths } from "../search/engine/files.ts";
 import { streamMatches } from "../search/stream.ts";
 import { completeUtf8Prefix } from "../text/utf8.ts";
 import { ToolError } from "./types.ts";
-import { backendOf, capMeta, fallbackNote, problemsNote, searchRoot, SpillList } from "./search.ts";
+import { backendOf, capMeta, fallbackNote, grouped, problemsNote, searchRoot, SpillList } from "./search.ts";
 import { type CallContext, otherRoots, plural, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
 
 export interface GrepArgs {
@@ -122,7 +122,9 @@ async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise
     return { content: `${header}\n\n${render(page)}${note}`, meta: { ...meta(page, total, limits.searchMetaBytes), ...fellBack.meta } };
   }
   found.spill.write("\n");
-  const saved = await found.spill.finish();
+  const saved = await found.spill.finish(
+    stopped ? `the first ${grouped(total)} matches, by file (the search stopped at the spill limit)` : `all ${grouped(total)} matches, by file`,
+  );
   const recovery = saved
     ? stopped
       ? `The search stopped once the full list passed ${limits.spillBytes} bytes; its first ${total} matches are in ${saved.locator}; ${saved.hint}. Narrow pattern, path or include to see the rest.`
@@ -141,6 +143,7 @@ async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise
       ...(stopped ? { lowerBound: true } : {}),
       ...(saved ? { spill: saved.locator } : {}),
     },
+    ...(saved?.parts ? { parts: saved.parts } : {}),
   };
 }
 

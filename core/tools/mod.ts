@@ -12,7 +12,7 @@ export { DEFAULT_BASH_ENV } from "./bash.ts";
 export type { BashOffer, SandboxOptions, Toolkit, ToolkitOptions, ToolName } from "./toolkit.ts";
 export { DEFAULT_LIMITS } from "./tool.ts";
 export type { ToolLimits } from "./tool.ts";
-export { partText, resultText, TOOL_ERROR_CODES, ToolError } from "./types.ts";
+export { partText, resultText, TOOL_ERROR_CODES, textParts, ToolError } from "./types.ts";
 export type { ContentPart, ToolCallOptions, ToolDefinition, ToolErrorCode, ToolResult } from "./types.ts";
 export { defineTool, pathTitle } from "./define.ts";
 export { builtinTool } from "./builtins.ts";

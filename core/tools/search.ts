@@ -5,7 +5,9 @@ import type { FsTarget } from "../fs/types.ts";
 import type { SearchBackend, StreamOutcome } from "../search/backend.ts";
 import { SearchError } from "../search/errors.ts";
 import { beginSpill, type SpillWriter } from "../spill/mod.ts";
+import { baseName } from "../fs/paths.ts";
 import type { CallContext, ToolEnv } from "./tool.ts";
+import type { ContentPart } from "./types.ts";
 
 /** The backend (under the call's read rules), or a SEARCH_FAILED that says why there is none. */
 export function backendOf(env: ToolEnv, call: CallContext): SearchBackend {
@@ -87,12 +89,20 @@ export class SpillList {
     return this.#writer?.ready();
   }
 
-  /** Publishes the list: where it is, or undefined when there is no store or saving failed (see `failure`). */
-  async finish(): Promise<{ locator: string; hint: string } | undefined> {
+  /**
+   * Publishes the list: where it is (as the model is shown it), and a link to it described by `description`
+   * when the store gives a URI; undefined when there is no store or saving failed (see `failure`).
+   */
+  async finish(description: string): Promise<SavedSpill | undefined> {
     if (!this.#writer) return undefined;
     try {
       const receipt = await this.#writer.finish();
-      return { locator: this.#call.roots.show(receipt.locator), hint: receipt.hint };
+      const link: ContentPart | undefined =
+        receipt.uri === undefined
+          ? undefined
+          : // The footer already names the file, so a text-only surface leaves the link out (inText).
+            { type: "resource_link", uri: receipt.uri, name: baseName(receipt.locator), mediaType: "text/plain", description, inText: true };
+      return { locator: this.#call.roots.show(receipt.locator), hint: receipt.hint, ...(link ? { parts: [link] } : {}) };
     } catch (error) {
       this.#failure = reasonOf(error);
       return undefined;
@@ -111,6 +121,18 @@ export class SpillList {
   async abort(): Promise<void> {
     await this.#writer?.abort();
   }
+}
+
+/** A saved spill: where the footer says it is, and the link parts of the result (none without a URI). */
+export interface SavedSpill {
+  readonly locator: string;
+  readonly hint: string;
+  readonly parts?: readonly ContentPart[];
+}
+
+/** A count with thousands separators (10,030), whatever the runtime's locale. */
+export function grouped(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
 
 function reasonOf(error: unknown): string {

@@ -50,7 +50,18 @@ export class ToolError extends CodedError<ToolErrorCode> {
  */
 export type ContentPart =
   | { readonly type: "image"; readonly data: string; readonly mediaType: string; readonly alt?: string }
-  | { readonly type: "resource_link"; readonly uri: string; readonly name: string; readonly mediaType?: string; readonly description?: string };
+  | {
+      readonly type: "resource_link";
+      readonly uri: string;
+      readonly name: string;
+      readonly mediaType?: string;
+      readonly description?: string;
+      /**
+       * True when the result's text already names this resource (a spill footer names its file): a text-only
+       * surface leaves the link out rather than give the model the same path twice.
+       */
+      readonly inText?: boolean;
+    };
 
 /** A part in words, for a surface that cannot carry it. */
 export function partText(part: ContentPart): string {
@@ -61,17 +72,23 @@ export function partText(part: ContentPart): string {
   return `[${part.name}](${part.uri})${part.description ? ` ${part.description}` : ""}`;
 }
 
-/** The result's text with its parts in words after it: what a text-only surface shows. */
+/** The result's text with its parts in words after it (but those it already names): what a text-only surface shows. */
 export function resultText(result: { readonly content: string; readonly parts?: readonly ContentPart[] | undefined }): string {
-  if (!result.parts || result.parts.length === 0) return result.content;
-  return [result.content, ...result.parts.map(partText)].join("\n");
+  const parts = textParts(result.parts);
+  if (parts.length === 0) return result.content;
+  return [result.content, ...parts.map(partText)].join("\n");
+}
+
+/** The parts a text-only surface adds to the text: all but links the text already names. */
+export function textParts(parts: readonly ContentPart[] | undefined): readonly ContentPart[] {
+  return (parts ?? []).filter((part) => !(part.type === "resource_link" && part.inText));
 }
 
 /** The result of one call: the text the model reads, and data for hosts and UIs. */
 export interface ToolResult {
   /** The text; complete without the parts. */
   readonly content: string;
-  /** Content beyond the text, where the tool has it; absent for the built-in tools' text results. */
+  /** Content beyond the text, where the tool has it (a link to glob's or grep's spill); absent when there is none. */
   readonly parts?: readonly ContentPart[];
   readonly isError: boolean;
   readonly meta: Readonly<Record<string, unknown>>;

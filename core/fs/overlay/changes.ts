@@ -3,7 +3,7 @@
 // now). A file moved from the base is `renamed` while the base name it came from is still deleted in the
 // overlay; otherwise (the old name was written again) the moved file is a copy, `created`.
 import type { FsTargetKey } from "../types.ts";
-import type { OverlayChange } from "./overlay.ts";
+import type { OverlayChange } from "./types.ts";
 import { filesOf, type OverlayOrigin, type OverlaySnapshot, type OverlaySource } from "./upper.ts";
 import { parentPath } from "../paths.ts";
 

@@ -6,7 +6,7 @@ import { FsError, isFsError, throwIfAborted } from "../errors.ts";
 import { baseName, isWithin, joinPath, parentPath } from "../paths.ts";
 import type { FileSystem, FsFence, FsResolveOptions, FsTarget, FsTargetKey, FsWriteGuard } from "../types.ts";
 import { OverlayError } from "./errors.ts";
-import type { OverlayChange, OverlayCommitOptions, OverlayCommitResult, OverlayConflict, OverlayConflictReason } from "./overlay.ts";
+import type { OverlayChange, OverlayCommitOptions, OverlayCommitResult, OverlayConflict, OverlayConflictReason } from "./types.ts";
 import type { OverlayOrigin, OverlayUpper } from "./upper.ts";
 
 /** What the commit needs of the overlay. */

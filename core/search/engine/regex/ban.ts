@@ -4,6 +4,8 @@
 // byte, or a class whose only member it is. An alternation of single-character literals becomes one class
 // there, so `\x00|a` passes, while `\x00|[ab]` (a literal beside a class) and `(\x00)|(a)` (capture groups)
 // do not merge and are refused.
+//
+// The newline ban (containsBannedNewline) is the same kind of check, made on the parsed pattern alone.
 import { RE2JS } from "re2js";
 import type { Node } from "./ast.ts";
 import { BYTE_BASE, emit } from "./emit.ts";
@@ -134,4 +136,40 @@ function onlyMember(node: Node): number | undefined {
     }
   }
   return member;
+}
+
+// ripgrep refuses a pattern that must match a newline: a literal newline, or a class of that one
+// character. An alternation of single characters counts as one class, as regex-syntax merges it.
+export function containsBannedNewline(node: Node): boolean {
+  switch (node.kind) {
+    case "literal":
+      return node.cp === 0x0a;
+    case "class":
+      return !node.negated && node.items.length > 0 && node.items.every((i) => i.kind === "range" && i.lo === 0x0a && i.hi === 0x0a);
+    case "group":
+    case "repeat":
+      return containsBannedNewline(node.node);
+    case "concat":
+      return node.nodes.some(containsBannedNewline);
+    case "alternation": {
+      const singles = node.nodes.map(singleChars);
+      if (singles.every((s) => s !== undefined)) {
+        const all = new Set(singles.flatMap((s) => s as number[]));
+        return all.size === 1 && all.has(0x0a);
+      }
+      return node.nodes.some(containsBannedNewline);
+    }
+    default:
+      return false;
+  }
+}
+
+// The characters of a node that matches exactly one of a few listed characters, if it is one.
+function singleChars(node: Node): number[] | undefined {
+  if (node.kind === "literal") return [node.cp];
+  if (node.kind === "group") return singleChars(node.node);
+  if (node.kind === "class" && !node.negated && node.items.every((i) => i.kind === "range" && i.hi - i.lo < 4)) {
+    return node.items.flatMap((i) => (i.kind === "range" ? Array.from({ length: i.hi - i.lo + 1 }, (_, k) => i.lo + k) : []));
+  }
+  return undefined;
 }

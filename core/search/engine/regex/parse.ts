@@ -3,8 +3,11 @@
 // positions and the few wrapping quirks (a `(?x)` comment swallowing the closing parenthesis) come out the
 // same. Constructs ripgrep rejects fail with ripgrep's reason; constructs the engine cannot reproduce fail
 // with a refusal that names them (rules X1-X5).
+//
+// Over 400 lines: this is one recursive-descent parser, whose methods call one another over a single cursor
+// and flag set, the way regex-syntax's parser is one unit; split, a reader would chase each case across files.
 import type { AssertionKind, ClassItem, Node } from "./ast.ts";
-import { containsNul, NUL_BANNED } from "./ban.ts";
+import { containsBannedNewline, containsNul, NUL_BANNED } from "./ban.ts";
 import { classParts } from "./classes.ts";
 import { resolveProperty } from "./properties.ts";
 
@@ -548,40 +551,4 @@ function isWhiteSpace(c: number): boolean {
     c === 0x205f ||
     c === 0x3000
   );
-}
-
-// ripgrep refuses a pattern that must match a newline: a literal newline, or a class of that one
-// character. An alternation of single characters counts as one class, as regex-syntax merges it.
-function containsBannedNewline(node: Node): boolean {
-  switch (node.kind) {
-    case "literal":
-      return node.cp === 0x0a;
-    case "class":
-      return !node.negated && node.items.length > 0 && node.items.every((i) => i.kind === "range" && i.lo === 0x0a && i.hi === 0x0a);
-    case "group":
-    case "repeat":
-      return containsBannedNewline(node.node);
-    case "concat":
-      return node.nodes.some(containsBannedNewline);
-    case "alternation": {
-      const singles = node.nodes.map(singleChars);
-      if (singles.every((s) => s !== undefined)) {
-        const all = new Set(singles.flatMap((s) => s as number[]));
-        return all.size === 1 && all.has(0x0a);
-      }
-      return node.nodes.some(containsBannedNewline);
-    }
-    default:
-      return false;
-  }
-}
-
-// The characters of a node that matches exactly one of a few listed characters, if it is one.
-function singleChars(node: Node): number[] | undefined {
-  if (node.kind === "literal") return [node.cp];
-  if (node.kind === "group") return singleChars(node.node);
-  if (node.kind === "class" && !node.negated && node.items.every((i) => i.kind === "range" && i.hi - i.lo < 4)) {
-    return node.items.flatMap((i) => (i.kind === "range" ? Array.from({ length: i.hi - i.lo + 1 }, (_, k) => i.lo + k) : []));
-  }
-  return undefined;
 }
