@@ -9,15 +9,13 @@ import { errnoError } from "../errno.ts";
 import { FsError, isFsError } from "../errors.ts";
 import { baseName, joinPath, parentPath } from "../paths.ts";
 import type { FileSystem, FsInfo, FsPathInfo, FsReadStream, FsTarget, FsTargetKey, FsVersion } from "../types.ts";
+import { kind, type OverlayFound } from "./found.ts";
 import { erase, relocate } from "./mutate.ts";
 import type { OverlayOrigin, OverlayUpper, OverlayVisibleNode } from "./upper.ts";
 
-/** Where a path is in the merged view, its last segment not followed. */
-export type OverlayFound =
-  | { readonly layer: "upper"; readonly key: string; readonly node: OverlayVisibleNode }
-  | { readonly layer: "base"; readonly key: string; readonly info: FsPathInfo };
-
 const STREAM_CHUNK = 256 * 1024;
+
+export type { OverlayFound } from "./found.ts";
 
 export class OverlayDriver implements FsDriver {
   readonly capabilities: FsCapabilities;
@@ -396,10 +394,6 @@ function trafficOf(upper: OverlayUpper): { pending: number; answered: number } {
   let traffic = traffics.get(upper);
   if (!traffic) traffics.set(upper, (traffic = { pending: 0, answered: 0 }));
   return traffic;
-}
-
-export function kind(found: OverlayFound): "file" | "directory" | "symlink" | "other" {
-  return found.layer === "upper" ? found.node.type : found.info.type;
 }
 
 function target(key: string): FsTarget {

@@ -5,8 +5,18 @@
 import { errnoError } from "../errno.ts";
 import { FsError } from "../errors.ts";
 import { isWithin, joinPath } from "../paths.ts";
-import { kind, type OverlayDriver, type OverlayFound } from "./driver.ts";
-import type { OverlayOrigin, OverlaySource } from "./upper.ts";
+import type { FsVersion } from "../types.ts";
+import { kind, type OverlayFound } from "./found.ts";
+import type { OverlayOrigin, OverlaySource, OverlayUpper } from "./upper.ts";
+
+/** What deletions and moves need of the overlay's driver (driver.ts). */
+export interface OverlayDriver {
+  readonly upper: OverlayUpper;
+  find(path: string): Promise<OverlayFound | undefined>;
+  readdir(path: string): Promise<string[]>;
+  baseEntry(key: string): Promise<OverlayOrigin>;
+  baseBytes(key: string): Promise<{ readonly bytes: Uint8Array; readonly version: FsVersion; readonly mtimeMs: number }>;
+}
 
 // A write into a folder can land while a deletion or a move of it reads what it holds (core locks only the names
 // it changes); applied after that, the whiteout would hide the write's file. So the reading is done again until
