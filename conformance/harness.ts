@@ -96,6 +96,8 @@ export interface RaceHooks {
  * - `stall-locked`: write `path`, print `locked` from inside the final fence check (the lock is held), then
  *   wait forever.
  * - `rewrite`: print `writing`, then rewrite `path` with a streamed megabyte, over and over, until killed.
+ * - `edit`: after `go`, `rounds` times: read `path` and append `edit <i>` with `replaceIfVersion`, or create it
+ *   holding `start <i>` with `createIfAbsent` when it is missing; then print the lines it reported applied as JSON.
  * - `shuttle`: move the entry at `path` (or at `other`, wherever it is) to the other name and back, over and
  *   over, printing `moving` after the first move, until killed.
  */
@@ -104,6 +106,7 @@ export type WorkerJob =
   | { readonly kind: "stall-staging"; readonly path: string }
   | { readonly kind: "stall-locked"; readonly path: string }
   | { readonly kind: "rewrite"; readonly path: string }
+  | { readonly kind: "edit"; readonly path: string; readonly rounds: number }
   | { readonly kind: "shuttle"; readonly path: string; readonly other: string };
 
 /** A writer in another process. */

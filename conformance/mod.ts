@@ -43,7 +43,7 @@ import { type ConformanceGroup, type ConformanceOptions, type ConformanceReport,
 
 export { AssertionError, assert, assertBytes, assertEquals, assertNotEquals, assertRejectsCode, assertThrowsType } from "./assert.ts";
 export type { CreateSubject, Harness, Probe, ProbeInfo, RaceHooks, RemoteWriter, Subject, WorkerJob } from "./harness.ts";
-export { appendRounds, parseWorkerJob, runWorkerJob } from "./worker.ts";
+export { appendRounds, editRounds, parseWorkerJob, runWorkerJob } from "./worker.ts";
 export type { WorkerChannel } from "./worker.ts";
 export { CONFORMANCE_ERROR_CODES, ConformanceError, type ConformanceErrorCode, isConformanceError } from "./errors.ts";
 export { registerGroups } from "./suite.ts";

@@ -1,7 +1,7 @@
 // The writer the race group starts in another process. A subject's `spawn` hook runs a small entry point
 // of its own runtime (adapters/node/worker.ts, adapters/deno/worker.ts) that builds a provider of the backend
 // under test and hands it here, with the job and a line-based channel to the case.
-import { type FileSystem, FsError, isFsError } from "../core/mod.ts";
+import { type FileSystem, FsError, type FsVersion, isFsError } from "../core/mod.ts";
 import type { WorkerJob } from "./harness.ts";
 
 /** The worker's side of the channel: lines out, and the case's go-ahead in. */
@@ -33,6 +33,12 @@ export async function runWorkerJob(provider: FileSystem, job: WorkerJob, channel
       await forever();
     }
     await provider.write(target, chunks());
+    return;
+  }
+  if (job.kind === "edit") {
+    channel.send("ready");
+    await channel.go;
+    channel.send(JSON.stringify(await editRounds(provider, job.path, job.rounds)));
     return;
   }
   if (job.kind === "shuttle") {
@@ -84,10 +90,37 @@ export async function appendRounds(provider: FileSystem, path: string, tag: stri
   return applied;
 }
 
+/**
+ * `rounds` times: read the file and append `edit <i>` guarded by the version read or, when it is missing,
+ * create it holding `start <i>` (createIfAbsent). Returns the lines whose write reported success; a round
+ * refused as stale (or beaten to the creation) is simply not applied.
+ */
+export async function editRounds(provider: FileSystem, path: string, rounds: number): Promise<string[]> {
+  const target = await provider.resolve(path);
+  const applied: string[] = [];
+  for (let i = 0; i < rounds; i++) {
+    let read: { bytes: Uint8Array; version: FsVersion } | undefined;
+    try {
+      read = await provider.readBytes(target, { maxBytes: 1 << 20 });
+    } catch (error) {
+      if (!isFsError(error, "FS_NOT_FOUND")) throw error;
+    }
+    const line = read ? `edit ${i}` : `start ${i}`;
+    const bytes = encoder.encode(`${read ? decoder.decode(read.bytes) : ""}${line}\n`);
+    try {
+      await provider.write(target, bytes, { guard: read ? { kind: "replaceIfVersion", version: read.version } : { kind: "createIfAbsent" } });
+      applied.push(line);
+    } catch (error) {
+      if (!isFsError(error, "FS_STALE_VERSION") && !isFsError(error, "FS_NOT_OBSERVED")) throw error;
+    }
+  }
+  return applied;
+}
+
 /** Parses a worker's job from its command line, or throws. */
 export function parseWorkerJob(text: string): WorkerJob {
   const job = JSON.parse(text) as WorkerJob;
-  if (!["append", "stall-staging", "stall-locked", "rewrite", "shuttle"].includes(job.kind)) {
+  if (!["append", "edit", "stall-staging", "stall-locked", "rewrite", "shuttle"].includes(job.kind)) {
     throw new FsError("FS_IO_ERROR", `unknown worker job ${JSON.stringify(text)}`);
   }
   return job;

@@ -1,8 +1,9 @@
-import { FsError, type FileSystem, type FsFence, type FsTarget, isFsError } from "../../core/mod.ts";
+import { type FileSystem, FsError, type FsFence, type FsTarget, type FsVersion, isFsError } from "../../core/mod.ts";
 import { assert, assertBytes, assertEquals } from "../assert.ts";
 import type { Probe } from "../harness.ts";
 import type { ConformanceGroup, SubjectTraits } from "../suite.ts";
 import { text, under, utf8 } from "../util.ts";
+import { editRounds } from "../worker.ts";
 import { needsMutations } from "./mutations.ts";
 
 const SWAP_ROUNDS = 100;
@@ -28,6 +29,9 @@ const needsKillableMovers = (traits: SubjectTraits): string | undefined =>
       ? undefined
       : "the backend cannot tell a killed mover from a live one (detectsDeadWriters: false): its locks go after 30 s");
 
+const needsEditorProcess = (traits: SubjectTraits): string | undefined =>
+  needsMutations(traits) ?? (traits.races.spawn ? undefined : "the subject cannot start editors in other processes (races.spawn)");
+
 // The fence of a workspace: nothing outside `root` may change.
 function workspaceFence(provider: FileSystem, root: FsTarget): FsFence {
   return (target) => {
@@ -47,6 +51,58 @@ async function snapshot(probe: Probe, dir: string): Promise<string[]> {
     else out.push(`${path} ${info?.type === "file" ? text(await probe.readFile(path)) : info?.type}`);
   }
   return out;
+}
+
+/**
+ * `rounds` times: read the shared file and, guarded by the version read, move it to the archive (even rounds)
+ * or remove it (odd rounds). Returns the content of every removal that reported success: the guard proves
+ * those were the bytes removed.
+ */
+async function moveRounds(fs: FileSystem, rounds: number): Promise<string[]> {
+  const file = await fs.resolve("shared.txt");
+  const removed: string[] = [];
+  for (let i = 0; i < rounds; i++) {
+    let read: { bytes: Uint8Array; version: FsVersion };
+    try {
+      read = await fs.readBytes(file, { maxBytes: 1 << 20 });
+    } catch (error) {
+      if (!isFsError(error, "FS_NOT_FOUND")) throw error;
+      // Let the editor create it again.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      continue;
+    }
+    const guard = { kind: "ifVersion", version: read.version } as const;
+    try {
+      if (i % 2 === 0) await fs.move(file, await fs.resolve(`archive/${i}.txt`), { guard });
+      else {
+        await fs.remove(file, { guard });
+        removed.push(text(read.bytes));
+      }
+    } catch (error) {
+      if (!isFsError(error, "FS_STALE_VERSION")) throw error;
+    }
+  }
+  return removed;
+}
+
+// Every generation of the shared file ended moved to the archive, removed (with the bytes the guard proved),
+// or is still there: each applied edit must be in one of them, and no line in two (a removed or moved file
+// written again by a stale edit would carry its old lines into a second generation).
+async function checkGenerations(probe: Probe, applied: readonly string[], removed: readonly string[]): Promise<void> {
+  const ends = [...removed];
+  for (const name of await probe.list("archive")) ends.push(text(await probe.readFile(`archive/${name}`)));
+  const final = await probe.readFile("shared.txt");
+  if (final) ends.push(text(final));
+  const lines = ends.flatMap((content) => content.split("\n").filter((line) => line !== ""));
+  const lost = applied.filter((line) => !lines.includes(line));
+  assertEquals(lost, [], "edits reported applied that no generation of the file holds");
+  const twice = lines.filter((line, index) => lines.indexOf(line) !== index);
+  assertEquals(twice, [], "lines found in two generations: a removed or moved file came back");
+  assertEquals(
+    (await probe.list(probe.root)).filter((name) => name.includes(".toolfs-")),
+    [],
+    "staged or lock files left behind",
+  );
 }
 
 function tally(outcomes: Record<string, number>, outcome: string): void {
@@ -145,67 +201,20 @@ export const mutationsRaceGroup: ConformanceGroup = {
       async run({ provider, probe, races }) {
         const other = await races!.sibling!();
         await probe.mkdir("archive");
-        const file = await provider.resolve("shared.txt");
-        // Where every generation of the file ended: moved to the archive, removed (with the bytes the guard
-        // proved were removed), or still there at the end.
-        const removed: string[] = [];
-        const applied: string[] = [];
-        const editor = async () => {
-          for (let i = 0; i < ROUNDS; i++) {
-            let read: { bytes: Uint8Array; version: import("../../core/mod.ts").FsVersion } | undefined;
-            try {
-              read = await provider.readBytes(file, { maxBytes: 1 << 20 });
-            } catch (error) {
-              if (!isFsError(error, "FS_NOT_FOUND")) throw error;
-            }
-            const line = read ? `edit ${i}` : `start ${i}`;
-            const bytes = utf8(`${read ? text(read.bytes) : ""}${line}\n`);
-            try {
-              await provider.write(file, bytes, { guard: read ? { kind: "replaceIfVersion", version: read.version } : { kind: "createIfAbsent" } });
-              applied.push(line);
-            } catch (error) {
-              if (!isFsError(error, "FS_STALE_VERSION") && !isFsError(error, "FS_NOT_OBSERVED")) throw error;
-            }
-          }
-        };
-        const mover = async () => {
-          const mine = await other.resolve("shared.txt");
-          for (let i = 0; i < ROUNDS; i++) {
-            let read: { bytes: Uint8Array; version: import("../../core/mod.ts").FsVersion };
-            try {
-              read = await other.readBytes(mine, { maxBytes: 1 << 20 });
-            } catch (error) {
-              if (!isFsError(error, "FS_NOT_FOUND")) throw error;
-              await new Promise((resolve) => setTimeout(resolve, 0));
-              continue;
-            }
-            const guard = { kind: "ifVersion", version: read.version } as const;
-            try {
-              if (i % 2 === 0) await other.move(mine, await other.resolve(`archive/${i}.txt`), { guard });
-              else {
-                await other.remove(mine, { guard });
-                removed.push(text(read.bytes));
-              }
-            } catch (error) {
-              if (!isFsError(error, "FS_STALE_VERSION")) throw error;
-            }
-          }
-        };
-        await Promise.all([editor(), mover()]);
-        const ends = [...removed];
-        for (const name of await probe.list("archive")) ends.push(text(await probe.readFile(`archive/${name}`)));
-        const final = await probe.readFile("shared.txt");
-        if (final) ends.push(text(final));
-        const lines = ends.flatMap((content) => content.split("\n").filter((line) => line !== ""));
-        const lost = applied.filter((line) => !lines.includes(line));
-        assertEquals(lost, [], "edits reported applied that no generation of the file holds");
-        const twice = lines.filter((line, index) => lines.indexOf(line) !== index);
-        assertEquals(twice, [], "lines found in two generations: a removed or moved file came back");
-        assertEquals(
-          (await probe.list(probe.root)).filter((name) => name.includes(".toolfs-")),
-          [],
-          "staged or lock files left behind",
-        );
+        const [applied, removed] = await Promise.all([editRounds(provider, "shared.txt", ROUNDS), moveRounds(other, ROUNDS)]);
+        await checkGenerations(probe, applied, removed);
+      },
+    },
+    {
+      name: `an editor in another process, ${ROUNDS} rounds of guarded edits against guarded moves and removals here: no edit reported applied is lost, no removed file comes back`,
+      skip: needsEditorProcess,
+      async run({ provider, probe, races }) {
+        await probe.mkdir("archive");
+        const editor = await races!.spawn!({ kind: "edit", path: "shared.txt", rounds: ROUNDS });
+        await editor.waitFor("ready");
+        editor.go();
+        const [line, removed] = await Promise.all([editor.result(), moveRounds(provider, ROUNDS)]);
+        await checkGenerations(probe, JSON.parse(line) as string[], removed);
       },
     },
   ],
