@@ -18,6 +18,7 @@ import { listGroup } from "./groups/list.ts";
 import { mutationsGroup } from "./groups/mutations.ts";
 import { mutationsRaceGroup } from "./groups/mutations-race.ts";
 import { overlayGroup } from "./groups/overlay.ts";
+import { overlayMutationsGroup } from "./groups/overlay-mutations.ts";
 import { raceGroup } from "./groups/race.ts";
 import { readBytesGroup } from "./groups/read-bytes.ts";
 import { readGroup } from "./groups/read.ts";
@@ -56,6 +57,7 @@ export {
   mutationsGroup,
   mutationsRaceGroup,
   overlayGroup,
+  overlayMutationsGroup,
   raceGroup,
   readBytesGroup,
   readGroup,
@@ -118,7 +120,7 @@ export const toolGroups: readonly ConformanceGroup[] = [
 export const raceGroups: readonly ConformanceGroup[] = [raceGroup, mutationsRaceGroup];
 
 /** The overlay's own group; its cases skip subjects that are not overlays (see createOverlaySubject). */
-export const overlayGroups: readonly ConformanceGroup[] = [overlayGroup];
+export const overlayGroups: readonly ConformanceGroup[] = [overlayGroup, overlayMutationsGroup];
 
 /** Every group, in the order they run. */
 export const allGroups: readonly ConformanceGroup[] = [...seamGroups, ...searchGroups, ...toolGroups, ...raceGroups];

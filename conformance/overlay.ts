@@ -52,9 +52,10 @@ export function overlayProbe(baseProbe: Probe, baseFs: FileSystem, upper: Overla
     if (absolute === "/") return absolute;
     return joinPath(await followed(parentPath(absolute)), baseName(absolute));
   };
-  const infoOf = (path: string): ProbeInfo | undefined => {
+  const infoOf = (path: string): ProbeInfo | "deleted" | undefined => {
+    if (upper.hides(path)) return "deleted";
     const node = upper.get(path);
-    if (!node) return undefined;
+    if (!node || node.type === "whiteout") return undefined;
     return node.type === "file"
       ? { type: "file", size: node.bytes.length, mtimeMs: node.mtimeMs, mode: 0o644 }
       : { type: "directory", size: 0, mtimeMs: node.mtimeMs, mode: 0o755 };
@@ -64,11 +65,15 @@ export function overlayProbe(baseProbe: Probe, baseFs: FileSystem, upper: Overla
     outside: baseProbe.outside,
     async writeFile(path, content) {
       const key = await followed(path);
-      if (upper.get(key)?.type === "file") upper.writeFile(key, typeof content === "string" ? new TextEncoder().encode(content) : content);
+      // Over a deletion too: the file is back in the merged view, as another writer of the overlay would put it.
+      if (upper.get(key)?.type === "file" || upper.get(key)?.type === "whiteout")
+        upper.writeFile(key, typeof content === "string" ? new TextEncoder().encode(content) : content);
       else await baseProbe.writeFile(path, content);
     },
     async readFile(path) {
-      const node = upper.get(await followed(path));
+      const key = await followed(path);
+      if (upper.hides(key)) return undefined;
+      const node = upper.get(key);
       if (node) return node.type === "file" ? node.bytes.slice() : undefined;
       return baseProbe.readFile(path);
     },
@@ -87,14 +92,15 @@ export function overlayProbe(baseProbe: Probe, baseFs: FileSystem, upper: Overla
       const key = await followed(path);
       const names = new Set(upper.children(key));
       try {
-        for (const name of await baseProbe.list(path)) names.add(name);
+        for (const name of await baseProbe.list(path)) if (!upper.hides(joinPath(key, name))) names.add(name);
       } catch (error) {
         if (upper.get(key)?.type !== "directory") throw error;
       }
       return [...names].sort();
     },
     async info(path) {
-      return infoOf(await entry(path)) ?? baseProbe.info(path);
+      const info = infoOf(await entry(path));
+      return info === "deleted" ? undefined : (info ?? baseProbe.info(path));
     },
     async setMtime(path, mtimeMs) {
       const key = await followed(path);

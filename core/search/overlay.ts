@@ -35,6 +35,8 @@ export function createOverlaySearchBackend(overlay: OverlayFileSystem, base: Sea
       if (plan === "merged") return streamPaths(merged, request, sink);
       const upper = upperKeys(overlay);
       const key = keyIn(request.cwd);
+      const hides = hider(overlay);
+      const fromUpperOnly = (path: string) => upper.has(key(path)) || hides(key(path));
       const { sort, ...unsorted } = request;
       // The overlay's own files, few, are known first; the base's stream past them, as many as they are.
       const fromUpper = await searchFiles(createEngineBackend(sparseView(overlay, !request.noIgnore)), unsorted).catch(async (error: unknown) => {
@@ -47,7 +49,7 @@ export function createOverlaySearchBackend(overlay: OverlayFileSystem, base: Sea
         streamPaths(
           base,
           request,
-          filteredSink(out, (path) => !upper.has(key(path))),
+          filteredSink(out, (path) => !fromUpperOnly(path)),
         );
       const problems = (outcome: StreamOutcome) => [...outcome.problems, ...fromUpper.problems];
       if (sort?.by === "modified") {
@@ -86,10 +88,19 @@ export function createOverlaySearchBackend(overlay: OverlayFileSystem, base: Sea
       const upper = upperKeys(overlay);
       const key = keyIn(request.cwd);
       // ripgrep's file order is unspecified (parallel threads); the base's come first.
-      const only = (held: boolean) => filteredSink(sink, (event: GrepEvent) => upper.has(key(event.path)) === held);
-      const fromBase = await streamMatches(base, request, only(false));
+      // The base's matches, less the files the overlay holds or deleted; then the overlay's own.
+      const hides = hider(overlay);
+      const fromBase = await streamMatches(
+        base,
+        request,
+        filteredSink(sink, (event: GrepEvent) => !upper.has(key(event.path)) && !hides(key(event.path))),
+      );
       if (fromBase.stopped) return { ...fromBase, searchedBy: split(fromBase.searchedBy) };
-      const fromUpper = await streamMatches(createEngineBackend(sparseView(overlay, !request.noIgnore)), request, only(true));
+      const fromUpper = await streamMatches(
+        createEngineBackend(sparseView(overlay, !request.noIgnore)),
+        request,
+        filteredSink(sink, (event: GrepEvent) => upper.has(key(event.path))),
+      );
       return {
         problems: [...fromBase.problems, ...fromUpper.problems],
         stopped: fromUpper.stopped,
@@ -131,11 +142,14 @@ async function replayPaths(paths: readonly string[], sink: ResultSink<string>): 
  */
 async function route(overlay: OverlayFileSystem, scope: SearchScope): Promise<"base" | "split" | "merged"> {
   const files = overlay.upper.files();
-  if (files.length === 0) return "base";
+  // Deleted paths (whiteouts) are dropped from the base's results; a deleted ignore file changes the rules.
+  const deleted = overlay.upper.whiteouts();
+  if (files.length === 0 && !overlay.upper.hidesAny()) return "base";
   if (scope.follow) return "merged";
-  if (!scope.noIgnore && files.some(([key]) => shapesIgnoreRules(key, scope.cwd))) return "merged";
+  if (!scope.noIgnore && [...files.map(([key]) => key), ...deleted].some((key) => shapesIgnoreRules(key, scope.cwd))) return "merged";
   const roots = [scope.cwd, ...(scope.paths ?? []).map((path) => resolvePath(scope.cwd, path))];
   for (const root of roots) {
+    if (overlay.upper.hides(root)) return "merged";
     const target = await overlay.resolve(root).catch(() => undefined);
     if (target?.key !== root) return "merged";
     if (!(await overlay.base.lstat(root).catch(() => undefined))) return "merged";
@@ -163,6 +177,11 @@ function shapesIgnoreRules(key: string, cwd: string): boolean {
 function keyIn(cwd: string): (path: string) => string {
   const prefix = cwd === "/" ? "/" : `${cwd}/`;
   return (path) => (path.startsWith(".") || path.includes("/.") || path.endsWith("/") ? resolvePath(cwd, path) : prefix + path);
+}
+
+// Whether the overlay deleted a base path (or a folder above it); a lookup per ancestor, skipped when nothing is deleted.
+function hider(overlay: OverlayFileSystem): (key: string) => boolean {
+  return overlay.upper.hidesAny() ? (key) => overlay.upper.hides(key) : () => false;
 }
 
 function upperKeys(overlay: OverlayFileSystem): Set<string> {
@@ -239,9 +258,6 @@ function sparseView(overlay: OverlayFileSystem, markers: boolean): FileSystem {
     readBytes: (target, options) => overlay.readBytes(target, options),
     readStream: (target, options) => overlay.readStream(target, options),
     contains: (parent, child) => overlay.contains(parent, child),
-    remove: (target, options) => overlay.remove(target, options),
-    move: (from, to, options) => overlay.move(from, to, options),
-    mkdir: (target, options) => overlay.mkdir(target, options),
     async listDir(target: FsTarget): Promise<FsDirEntry[]> {
       const dir = target.key;
       const entry = (name: string, info: { type: FsDirEntry["type"]; size: number; mtimeMs: number }, key: string): FsDirEntry => ({
@@ -269,8 +285,13 @@ function sparseView(overlay: OverlayFileSystem, markers: boolean): FileSystem {
       }
       return entries.sort((a, b) => compareUtf8(a.name, b.name));
     },
-    write: async () => {
-      throw new FsError("FS_PERMISSION_DENIED", "the search view of an overlay is read-only");
-    },
+    write: readOnly,
+    remove: readOnly,
+    move: readOnly,
+    mkdir: readOnly,
   };
+}
+
+async function readOnly(): Promise<never> {
+  throw new FsError("FS_PERMISSION_DENIED", "the search view of an overlay is read-only");
 }

@@ -1,21 +1,21 @@
-// Over 400 lines: the driver (OverlayDriver) and its directories (OverlayDirectory) share the merged-view lookups; a split there waits for work under way.
 // The overlay as an FsDriver: core's createFileSystem builds the FileSystem on top of it, so identity,
 // versions, guards, the fence, the publication lock and listing order are core's, unchanged. Reads consult the
 // upper first and fall through to the base; publication acts on the upper only; the base is never written here.
+// Over 400 lines: the driver and its directory handle share the merged lookups (find, the pause, the base
+// calls); deletions and moves themselves are in mutate.ts.
 import type { FsCapabilities } from "../capabilities.ts";
 import type { FsDirectory, FsDriver, FsDriverHandle, FsDriverStat, FsStagedFile } from "../driver.ts";
 import { errnoError } from "../errno.ts";
 import { FsError, isFsError } from "../errors.ts";
 import { baseName, joinPath, parentPath } from "../paths.ts";
 import type { FileSystem, FsInfo, FsPathInfo, FsReadStream, FsTarget, FsTargetKey, FsVersion } from "../types.ts";
-import type { OverlayNode, OverlayOrigin, OverlayUpper } from "./upper.ts";
-
-/** Where a path is in the merged view, its last segment not followed. */
-export type OverlayFound =
-  | { readonly layer: "upper"; readonly key: string; readonly node: OverlayNode }
-  | { readonly layer: "base"; readonly key: string; readonly info: FsPathInfo };
+import { kind, type OverlayFound } from "./found.ts";
+import { erase, relocate } from "./mutate.ts";
+import type { OverlayOrigin, OverlayUpper, OverlayVisibleNode } from "./upper.ts";
 
 const STREAM_CHUNK = 256 * 1024;
+
+export type { OverlayFound } from "./found.ts";
 
 export class OverlayDriver implements FsDriver {
   readonly capabilities: FsCapabilities;
@@ -48,14 +48,20 @@ export class OverlayDriver implements FsDriver {
   }
 
   async realpath(path: string): Promise<string | undefined> {
-    if (this.upper.get(path)) {
+    const node = this.upper.get(path);
+    if (node) {
       await this.#pause();
-      return path;
+      return node.type === "whiteout" ? undefined : path;
     }
-    if (this.upper.fileAbove(path)) throw notDirectoryAbove();
+    const above = this.upper.above(path);
+    if (above === "file") throw notDirectoryAbove();
+    if (above === "hidden") return undefined;
     const key = (await this.#base(() => this.base.resolve(path))).key;
-    if (key !== path && this.upper.get(key)) return key;
-    if (this.upper.fileAbove(key)) throw notDirectoryAbove();
+    const aliased = key !== path ? this.upper.get(key) : undefined;
+    if (aliased) return aliased.type === "whiteout" ? undefined : key;
+    const through = this.upper.above(key);
+    if (through === "file") throw notDirectoryAbove();
+    if (through === "hidden") return undefined;
     return (await this.#baseLstat(key)) ? key : undefined;
   }
 
@@ -76,11 +82,17 @@ export class OverlayDriver implements FsDriver {
   }
 
   async readdir(path: string): Promise<string[]> {
-    const names = new Set(this.upper.children(path));
     const mine = this.upper.get(path);
     if (mine?.type === "file") throw errnoError("ENOTDIR", undefined);
+    const hidden = mine?.type === "whiteout" || (!mine && this.upper.above(path) === "hidden");
+    if (hidden) throw errnoError("ENOENT", undefined);
+    const names = new Set(this.upper.children(path));
+    // A folder made over a deletion shows nothing of the base's.
+    if (mine?.type === "directory" && mine.opaque) return [...names];
     try {
-      for (const entry of await this.#base(() => this.base.listDir(target(path)))) names.add(entry.name);
+      for (const entry of await this.#base(() => this.base.listDir(target(path)))) {
+        if (this.upper.get(joinPath(path, entry.name))?.type !== "whiteout") names.add(entry.name);
+      }
     } catch (error) {
       // A folder only the upper has.
       if (!(mine && (isFsError(error, "FS_NOT_FOUND") || isFsError(error, "FS_NOT_DIRECTORY")))) throw error;
@@ -139,7 +151,7 @@ export class OverlayDriver implements FsDriver {
     const node = this.upper.get(path);
     if (node) {
       await this.#pause();
-      return { layer: "upper", key: path, node };
+      return node.type === "whiteout" ? undefined : { layer: "upper", key: path, node };
     }
     // Through an alias of a folder (a symlink on the way), the upper can only hold this entry under its own
     // name; only then is it worth finding the folder's canonical path.
@@ -149,10 +161,10 @@ export class OverlayDriver implements FsDriver {
       if (parent !== undefined && parent !== parentPath(path)) {
         const key = joinPath(parent, name);
         const aliased = this.upper.get(key);
-        if (aliased) return { layer: "upper", key, node: aliased };
+        if (aliased) return aliased.type === "whiteout" ? undefined : { layer: "upper", key, node: aliased };
       }
     }
-    if (this.upper.fileAbove(path)) return undefined;
+    if (this.upper.above(path) !== undefined) return undefined;
     const info = await this.#baseLstat(path);
     return info && { layer: "base", key: path, info };
   }
@@ -177,6 +189,23 @@ export class OverlayDriver implements FsDriver {
     const answered = ++traffic.answered;
     if (answered % 64 !== 0 || (traffic.pending === 0 && answered % 4096 !== 0)) return;
     await new Promise<void>((resolve) => setTimeout(resolve, 0));
+  }
+
+  /** What the base holds at a canonical path now (never a path the merged view hides), as a deletion's origin. */
+  async baseEntry(key: string): Promise<OverlayOrigin> {
+    if (this.upper.hides(key)) return { kind: "absent" };
+    const info = await this.#baseLstat(key);
+    if (info?.type === "directory") return { kind: "directory" };
+    if (info?.type === "symlink") return { kind: "symlink" };
+    return info?.type === "file" ? this.origin(key) : { kind: "absent" };
+  }
+
+  /** A base file's bytes and version, read whole (a move copies the file up). */
+  async baseBytes(key: string): Promise<{ readonly bytes: Uint8Array; readonly version: FsVersion; readonly mtimeMs: number }> {
+    const info = await this.#base(() => this.base.stat(target(key)));
+    if (info?.type !== "file") throw errnoError("ENOENT", undefined);
+    const read = await this.#base(() => this.base.readBytes(target(key), { maxBytes: Number.MAX_SAFE_INTEGER }));
+    return { bytes: read.bytes, version: read.version, mtimeMs: info.mtimeMs };
   }
 
   async #baseLstat(path: string): Promise<FsPathInfo | undefined> {
@@ -251,7 +280,8 @@ class OverlayDirectory implements FsDirectory {
   async mkdir(name: string, _mode: number): Promise<boolean> {
     const path = this.#at(name);
     if (this.#upper.staged(path) || (await this.#driver.find(path))) return false;
-    this.#upper.mkdir(path);
+    // Recorded as created, so an empty folder is a change the commit makes too.
+    this.#upper.makeDirectory(path, { kind: "absent" });
     return true;
   }
 
@@ -320,22 +350,30 @@ class OverlayDirectory implements FsDirectory {
     return true;
   }
 
+  // Deletions and moves change the upper only: a whiteout hides the base's entry until a commit.
   async unlink(name: string): Promise<boolean> {
     const path = this.#at(name);
     if (this.#upper.unstage(path)) return true;
-    const node = this.#upper.get(path);
-    if (node?.type === "file") return this.#upper.remove(path);
-    if (node) throw errnoError("EISDIR", undefined);
-    if (await this.#driver.find(path)) throw new FsError("FS_IO_ERROR", "the overlay cannot remove a file of its base");
-    return false;
+    const found = await this.#driver.find(path);
+    if (!found) return false;
+    if (kind(found) === "directory") throw errnoError("EISDIR", undefined);
+    await erase(this.#driver, found);
+    return true;
   }
 
-  async rmdir(_name: string): Promise<boolean> {
-    throw new FsError("FS_IO_ERROR", "removing a directory is not supported by the overlay yet");
+  async rmdir(name: string): Promise<boolean> {
+    const found = await this.#driver.find(this.#at(name));
+    if (!found) return false;
+    if (kind(found) !== "directory") throw new FsError("FS_NOT_DIRECTORY", "it is not a directory");
+    await erase(this.#driver, found);
+    return true;
   }
 
-  async move(_from: string, _into: FsDirectory, _to: string, _replace: boolean): Promise<boolean> {
-    throw new FsError("FS_IO_ERROR", "moving is not supported by the overlay yet");
+  async move(from: string, into: FsDirectory, to: string, replace: boolean): Promise<boolean> {
+    if (!(into instanceof OverlayDirectory)) throw new FsError("FS_IO_ERROR", "the overlay moves only into its own directories");
+    const found = await this.#driver.find(this.#at(from));
+    if (!found) throw errnoError("ENOENT", undefined);
+    return relocate(this.#driver, found, into.#at(to), replace);
   }
 
   async readdir(): Promise<string[]> {
@@ -358,17 +396,13 @@ function trafficOf(upper: OverlayUpper): { pending: number; answered: number } {
   return traffic;
 }
 
-function kind(found: OverlayFound): "file" | "directory" | "symlink" | "other" {
-  return found.layer === "upper" ? found.node.type : found.info.type;
-}
-
 function target(key: string): FsTarget {
   return { key: key as FsTargetKey, displayPath: key };
 }
 
 // Tokens: `u<serial>` for a node of the upper, `b<base version>` for a base entry, and the upper's epoch on
 // both, so that a restore or a discard makes every version observed before it stale.
-function nodeStat(node: OverlayNode, epoch: number): FsDriverStat {
+function nodeStat(node: OverlayVisibleNode, epoch: number): FsDriverStat {
   const size = node.type === "file" ? node.bytes.length : 0;
   return { type: node.type, size, mtimeMs: node.mtimeMs, mode: 0, token: `u${node.serial}@${epoch}`, id: `u:${node.serial}` };
 }
@@ -377,7 +411,7 @@ function baseStat(info: FsInfo, key: string, epoch: number): FsDriverStat {
   return { type: info.type, size: info.size, mtimeMs: info.mtimeMs, mode: 0, token: `b${info.version}@${epoch}`, id: `b:${key}` };
 }
 
-function nodeHandle(node: OverlayNode, epoch: number): FsDriverHandle {
+function nodeHandle(node: OverlayVisibleNode, epoch: number): FsDriverHandle {
   const stat = nodeStat(node, epoch);
   return {
     stat: async () => stat,

@@ -17,6 +17,15 @@ export type {
   OverlayPatchOptions,
 } from "./overlay.ts";
 export { createOverlayUpper, OverlayUpper } from "./upper.ts";
-export type { OverlayCheckpointInfo, OverlayDirectoryNode, OverlayFileNode, OverlayNode, OverlayOrigin } from "./upper.ts";
+export type {
+  OverlayCheckpointInfo,
+  OverlayDirectoryNode,
+  OverlayFileNode,
+  OverlayNode,
+  OverlayOrigin,
+  OverlaySource,
+  OverlayVisibleNode,
+  OverlayWhiteoutNode,
+} from "./upper.ts";
 export { isOverlayError, OVERLAY_ERROR_CODES, OverlayError } from "./errors.ts";
 export type { OverlayErrorCode } from "./errors.ts";

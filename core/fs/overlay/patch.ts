@@ -40,6 +40,51 @@ export function filePatch(path: string, before: Uint8Array | undefined, after: U
   return formatPatch({ oldFileName: oldName, newFileName: newName, oldHeader: undefined, newHeader: undefined, hunks, ...shape });
 }
 
+/**
+ * A moved file as git shows a detected rename: `similarity index`, `rename from`, `rename to`, and hunks when
+ * the content changed too. Below git's default threshold (50% similar) it is a deletion and a creation, as
+ * git would show it.
+ */
+export function renamePatch(from: string, to: string, before: Uint8Array, after: Uint8Array): string {
+  const similarity = similarityOf(before, after);
+  if (similarity < 50) return filePatch(from, before, undefined) + filePatch(to, undefined, after);
+  const shape = { oldFileName: `a/${from}`, newFileName: `b/${to}`, oldHeader: undefined, newHeader: undefined, isGit: true, isRename: true } as const;
+  let body: string;
+  if (sameBytes(before, after)) body = formatPatch({ ...shape, hunks: [] });
+  else if (isBinary(before) || isBinary(after))
+    body = `${formatPatch({ ...shape, hunks: [] })}Binary files ${quote(`a/${from}`)} and ${quote(`b/${to}`)} differ\n`;
+  else body = formatPatch({ ...shape, hunks: textHunks(decoder.decode(before), decoder.decode(after), { context: 3 }).hunks });
+  const firstLine = body.indexOf("\n") + 1;
+  return `${body.slice(0, firstLine)}similarity index ${similarity}%\n${body.slice(firstLine)}`;
+}
+
+/**
+ * How much of `before` survives in `after`, in percent, floored: the bytes of the lines the two share (each
+ * line counted as often as both have it) against the larger of the two, an estimate in the spirit of git's.
+ * Binary content counts as similar only when equal.
+ */
+export function similarityOf(before: Uint8Array, after: Uint8Array): number {
+  if (sameBytes(before, after)) return 100;
+  if (isBinary(before) || isBinary(after)) return 0;
+  const counts = new Map<string, number>();
+  for (const line of lines(decoder.decode(before))) counts.set(line, (counts.get(line) ?? 0) + 1);
+  let shared = 0;
+  for (const line of lines(decoder.decode(after))) {
+    const n = counts.get(line);
+    if (n) {
+      counts.set(line, n - 1);
+      shared += new TextEncoder().encode(line).length;
+    }
+  }
+  const larger = Math.max(before.length, after.length);
+  return Math.min(99, Math.floor((shared * 100) / larger));
+}
+
+// Lines with their terminators, so the shared bytes add up to the file's.
+function lines(text: string): string[] {
+  return text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+}
+
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;

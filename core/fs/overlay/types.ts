@@ -12,19 +12,27 @@ export interface OverlayOptions {
   readonly cwd?: string;
 }
 
-/** One file the overlay changed. */
+/** One file (or folder) the overlay changed. */
 export interface OverlayChange {
   /** Relative to the overlay's cwd when inside it, else absolute. */
   readonly path: string;
   /** The canonical path, in the base's terms. */
   readonly key: FsTargetKey;
   /**
-   * Against the base when the overlay first wrote the file (or, with `since`, against the checkpoint):
-   * `created` (nothing was there), `modified`, or `deleted` (only with `since`: a file created after the
-   * checkpoint is gone again after a restore).
+   * Against the base when the overlay first changed the path (or, with `since`, against the checkpoint):
+   * `created` (nothing was there), `modified`, `deleted`, or `renamed` (moved from `from`, its content
+   * changed or not).
    */
-  readonly status: "created" | "modified" | "deleted";
-  /** For a file that replaced a base file: the base's version its first write replaced (the version read). */
+  readonly status: "created" | "modified" | "deleted" | "renamed";
+  /** `directory` for a folder created empty or deleted (listed without `since` only); absent for a file. */
+  readonly type?: "directory";
+  /** For a renamed file: where it was, as `path` is shown, and its canonical path. */
+  readonly from?: string;
+  readonly fromKey?: FsTargetKey;
+  /**
+   * For a file that replaced or deleted a base file: the base's version the overlay's first change replaced
+   * (the version read); for a renamed file, the version of the base file it was moved from.
+   */
   readonly baseVersion?: FsVersion;
   /** Bytes the overlay holds now (0 when deleted). */
   readonly size: number;
@@ -42,6 +50,8 @@ export type OverlayConflictReason =
   | "replaced"
   /** The path now leads elsewhere (a folder on the way became a symbolic link). */
   | "moved"
+  /** A folder the overlay deleted holds something in the base that this commit does not remove. */
+  | "not-empty"
   /** Publication failed for another reason (permissions, the fence, an I/O error); `message` says which. */
   | "failed";
 
@@ -92,14 +102,18 @@ export interface OverlayCommitOptions {
 export interface OverlayFileSystem extends FileSystem {
   readonly base: FileSystem;
   readonly upper: OverlayUpper;
-  /** The files the overlay changed, by canonical path. */
+  /** The files (and empty or deleted folders) the overlay changed, by canonical path. */
   changes(options?: OverlayChangesOptions): OverlayChange[];
-  /** The changes as one git-style unified diff against the base as it is now (or against a checkpoint). */
+  /**
+   * The changes as one git-style unified diff against the base as it is now (or against a checkpoint):
+   * deletions as `deleted file mode`, moves as `rename from`/`rename to` (with `similarity index`).
+   */
   patch(options?: OverlayPatchOptions): Promise<string>;
   /**
-   * Publishes the changes to the base, each under a guard: a modified file only over the base version the
-   * overlay started from, a created file only where nothing is. Every guard is checked before anything is
-   * published; any conflict then publishes nothing.
+   * Publishes the changes to the base, each under a guard: a modified or deleted file only over the base
+   * version the overlay started from, a created file only where nothing is, a moved file only from the version
+   * it moved and onto nothing (or the version it replaced), a deleted folder only when the commit empties it.
+   * Every guard is checked before anything is published; any conflict then publishes nothing.
    */
   commit(options?: OverlayCommitOptions): Promise<OverlayCommitResult>;
   /** Empties the upper: every change is thrown away, and every version observed before is stale. */

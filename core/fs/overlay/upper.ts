@@ -1,10 +1,13 @@
 // The upper layer of an overlay: the files written through it, as immutable nodes keyed by canonical path.
 // Every publication makes a new node and never changes an old one, so a checkpoint is a copy of the map of
 // references (no bytes are copied), and a reader that opened a node keeps reading the bytes it opened.
+// Over 400 lines: one class whose maps (nodes, origins, move sources, the name index) change together in every
+// method; split, they would have to be exposed to each other.
 import { FsError } from "../errors.ts";
-import { baseName, isWithin, parentPath } from "../paths.ts";
+import { baseName, isWithin, joinPath, parentPath } from "../paths.ts";
 import type { FsVersion } from "../types.ts";
 import { OverlayError } from "./errors.ts";
+import { Gate } from "./gate.ts";
 
 /** A file of the upper: its bytes, never changed once published. */
 export interface OverlayFileNode {
@@ -20,15 +23,44 @@ export interface OverlayDirectoryNode {
   readonly type: "directory";
   readonly mtimeMs: number;
   readonly serial: number;
+  /**
+   * Made where the overlay had deleted something of the base: nothing of the base beneath it shows through
+   * (the base's entries there were deleted, and their whiteouts are kept beneath it).
+   */
+  readonly opaque?: boolean;
 }
 
-export type OverlayNode = OverlayFileNode | OverlayDirectoryNode;
+/**
+ * A deletion: the base's entry at this path (and everything beneath it) is hidden. The whiteouts beneath a
+ * deleted folder are kept, each with its origin, so the commit knows what it deletes in the base.
+ */
+export interface OverlayWhiteoutNode {
+  readonly type: "whiteout";
+  readonly mtimeMs: number;
+  readonly serial: number;
+}
+
+/** What the merged view can show of the upper. */
+export type OverlayVisibleNode = OverlayFileNode | OverlayDirectoryNode;
+
+export type OverlayNode = OverlayVisibleNode | OverlayWhiteoutNode;
+
+/** A file moved from the base: its name there and the version moved (which the commit moves only if unchanged). */
+export interface OverlaySource {
+  readonly key: string;
+  readonly version: FsVersion;
+}
 
 /**
  * What the base held at a path when the overlay first published there: nothing, or a file at a version (the
  * version that publication's guard judged, so under read-before-write the version the actor had read).
  */
-export type OverlayOrigin = { readonly kind: "absent" } | { readonly kind: "file"; readonly version: FsVersion };
+export type OverlayOrigin =
+  | { readonly kind: "absent" }
+  | { readonly kind: "file"; readonly version: FsVersion }
+  /** A base folder or symbolic link the overlay deleted, moved away or made a folder over. */
+  | { readonly kind: "directory" }
+  | { readonly kind: "symlink" };
 
 /** A checkpoint as listed. */
 export interface OverlayCheckpointInfo {
@@ -43,6 +75,7 @@ export interface OverlayCheckpointInfo {
 export interface OverlaySnapshot {
   readonly nodes: ReadonlyMap<string, OverlayNode>;
   readonly origins: ReadonlyMap<string, OverlayOrigin>;
+  readonly sources: ReadonlyMap<string, OverlaySource>;
 }
 
 interface Checkpoint extends OverlaySnapshot {
@@ -67,6 +100,7 @@ export interface OverlayStaged {
 export class OverlayUpper {
   #nodes = new Map<string, OverlayNode>();
   #origins = new Map<string, OverlayOrigin>();
+  #sources = new Map<string, OverlaySource>();
   // Derived from #nodes: the names in each directory, and how many nodes carry each name (an alias of a
   // folder can only lead into the upper under a name the upper holds).
   #children = new Map<string, Set<string>>();
@@ -74,12 +108,18 @@ export class OverlayUpper {
   readonly #staged = new Map<string, OverlayStaged>();
   readonly #checkpoints = new Map<string, Checkpoint>();
   #serial = 0;
+  #revision = 0;
   #epoch = 0;
   #nextCheckpoint = 1;
   /** Writes share it; restore, discard and commit take it alone. */
   readonly gate: Gate = new Gate();
 
   /** Moves on with every restore and discard: every version observed before it is stale after it. */
+  /** Moves on with every change of a node: a deletion or a move that read the upper can tell it still holds. */
+  get revision(): number {
+    return this.#revision;
+  }
+
   get epoch(): number {
     return this.#epoch;
   }
@@ -88,9 +128,38 @@ export class OverlayUpper {
     return this.#nodes.get(path);
   }
 
-  /** Names of the entries the upper holds in `dir` (unsorted). */
+  /** Names of the entries the upper shows in `dir` (unsorted; whiteouts are not entries). */
   children(dir: string): string[] {
-    return [...(this.#children.get(dir) ?? [])];
+    const names: string[] = [];
+    for (const name of this.#children.get(dir) ?? []) if (this.#nodes.get(joinPath(dir, name))?.type !== "whiteout") names.push(name);
+    return names;
+  }
+
+  /**
+   * What lies above `path` in the upper: a file (so `path` goes through a regular file), a deletion or a
+   * folder made over one (so the base beneath is hidden), or neither.
+   */
+  above(path: string): "file" | "hidden" | undefined {
+    if (this.#nodes.size === 0 || path === "/") return undefined;
+    for (let dir = parentPath(path); ; dir = parentPath(dir)) {
+      const node = this.#nodes.get(dir);
+      if (node?.type === "file") return "file";
+      if (node?.type === "whiteout" || (node?.type === "directory" && node.opaque)) return "hidden";
+      if (dir === "/") return undefined;
+    }
+  }
+
+  /** Whether anything of the base is hidden: a whiteout, or a folder made over one. */
+  hidesAny(): boolean {
+    for (const node of this.#nodes.values()) if (node.type === "whiteout" || (node.type === "directory" && node.opaque)) return true;
+    return false;
+  }
+
+  /** True when the merged view hides the base's entry at `path` (deleted, or beneath a deletion). */
+  hides(path: string): boolean {
+    const node = this.#nodes.get(path);
+    if (node) return node.type === "whiteout";
+    return this.above(path) === "hidden";
   }
 
   /** Whether some node of the upper has this name. */
@@ -100,11 +169,7 @@ export class OverlayUpper {
 
   /** True when a file of the upper lies on the way to `path` (so `path` goes through a regular file). */
   fileAbove(path: string): boolean {
-    if (this.#nodes.size === 0) return false;
-    for (let dir = parentPath(path); ; dir = parentPath(dir)) {
-      if (this.#nodes.get(dir)?.type === "file") return true;
-      if (dir === "/") return false;
-    }
+    return this.above(path) === "file";
   }
 
   /** The files of the upper, by canonical path in code-unit order. */
@@ -112,13 +177,24 @@ export class OverlayUpper {
     return filesOf(this.#nodes);
   }
 
+  /** The deletions (whiteouts), by canonical path in code-unit order, nested ones included. */
+  whiteouts(): string[] {
+    const out: string[] = [];
+    for (const [path, node] of this.#nodes) if (node.type === "whiteout") out.push(path);
+    return out.sort(byCodeUnit);
+  }
+
   origin(path: string): OverlayOrigin | undefined {
     return this.#origins.get(path);
   }
 
+  source(path: string): OverlaySource | undefined {
+    return this.#sources.get(path);
+  }
+
   /** The current state, for a comparison or a checkpoint (a copy of the maps, not of the bytes). */
   snapshot(): OverlaySnapshot {
-    return { nodes: new Map(this.#nodes), origins: new Map(this.#origins) };
+    return { nodes: new Map(this.#nodes), origins: new Map(this.#origins), sources: new Map(this.#sources) };
   }
 
   // Seeding and probing.
@@ -149,8 +225,44 @@ export class OverlayUpper {
     for (const p of doomed) {
       this.#delete(p);
       this.#origins.delete(p);
+      this.#sources.delete(p);
     }
     return doomed.length > 0;
+  }
+
+  // Deletions and moves (the overlay's directory handles).
+
+  /**
+   * Deletes the base's entry at `path` in the merged view: a whiteout replaces whatever node was there, with
+   * `origin` as what the base held (unless an earlier change recorded it). Nodes beneath stay, as records.
+   */
+  whiteout(path: string, origin: OverlayOrigin): void {
+    this.#set(path, { type: "whiteout", mtimeMs: Date.now(), serial: ++this.#serial });
+    if (!this.#origins.has(path)) this.#origins.set(path, origin);
+    this.#sources.delete(path);
+  }
+
+  /** Makes a directory where the merged view has nothing: over a whiteout it is opaque and keeps the origin. */
+  makeDirectory(path: string, origin: OverlayOrigin): void {
+    const had = this.#nodes.get(path);
+    if (had?.type === "whiteout") {
+      this.#set(path, { type: "directory", mtimeMs: Date.now(), serial: ++this.#serial, opaque: true });
+      return;
+    }
+    this.mkdir(path);
+    if (!this.#origins.has(path)) this.#origins.set(path, origin);
+  }
+
+  /**
+   * Puts a moved file at `path`: a new node with `bytes` (shared, never changed), the origin recorded as for a
+   * first publication, and the base file it came from, if any.
+   */
+  place(path: string, bytes: Uint8Array, mtimeMs: number, origin: OverlayOrigin, source: OverlaySource | undefined): void {
+    this.mkdir(parentPath(path));
+    this.#set(path, { type: "file", bytes, mtimeMs, serial: ++this.#serial });
+    if (!this.#origins.has(path)) this.#origins.set(path, origin);
+    if (source) this.#sources.set(path, source);
+    else this.#sources.delete(path);
   }
 
   /** Moves a node and everything beneath it (with their origins) to `to`, replacing what was there. */
@@ -211,19 +323,52 @@ export class OverlayUpper {
     const had = this.#nodes.get(path);
     const node: OverlayFileNode = { type: "file", bytes, mtimeMs: Date.now(), serial: ++this.#serial };
     this.#set(path, node);
+    // A file written over a whiteout keeps what the base held there: it is a modification of that.
     if (!had && !this.#origins.has(path)) this.#origins.set(path, origin());
     return node;
   }
 
-  /** Drops a published file, so that reads fall through to the base again (after it was committed). */
+  /**
+   * Drops a published file, or a deletion (with the records beneath it), so that reads fall through to the
+   * base again (after it was committed).
+   */
   release(path: string): void {
-    if (this.#nodes.get(path)?.type !== "file") return;
-    this.#delete(path);
-    this.#origins.delete(path);
-    // Directories left empty were only there to hold it (or mirror a base one).
-    for (let dir = parentPath(path); dir !== "/" && this.#children.get(dir)?.size === 0 && this.#nodes.get(dir)?.type === "directory"; dir = parentPath(dir)) {
-      this.#delete(dir);
+    const node = this.#nodes.get(path);
+    if (!node) return;
+    if (node.type === "directory") {
+      // A folder the commit made in the base: it now mirrors the base's.
+      if (!this.#origins.has(path)) return;
+      this.#set(path, { type: "directory", mtimeMs: node.mtimeMs, serial: ++this.#serial });
+      this.#origins.delete(path);
+      return;
     }
+    if (node.type === "whiteout") this.remove(path);
+    else {
+      this.#delete(path);
+      this.#origins.delete(path);
+      this.#sources.delete(path);
+    }
+    // Directories left empty were only there to hold it (or mirror a base one).
+    for (let dir = parentPath(path); dir !== "/" && this.#prunable(dir); dir = parentPath(dir)) {
+      this.#delete(dir);
+      this.#origins.delete(dir);
+    }
+  }
+
+  #prunable(dir: string): boolean {
+    const node = this.#nodes.get(dir);
+    return node?.type === "directory" && !node.opaque && this.#children.get(dir)?.size === 0;
+  }
+
+  /**
+   * After a commit moved a file in the base: the old name's deletion is done, and the new name now stands
+   * over `origin` (the moved file's version in the base), a modification of it if the bytes differ.
+   */
+  settle(path: string, origin: OverlayOrigin): void {
+    const source = this.#sources.get(path);
+    this.#sources.delete(path);
+    this.#origins.set(path, origin);
+    if (source && this.#nodes.get(source.key)?.type === "whiteout") this.release(source.key);
   }
 
   // Checkpoints.
@@ -260,12 +405,14 @@ export class OverlayUpper {
 
   /** Empties the upper (checkpoints are kept), and moves the epoch on. */
   clear(): void {
-    this.#reset({ nodes: new Map(), origins: new Map() });
+    this.#reset({ nodes: new Map(), origins: new Map(), sources: new Map() });
   }
 
   #reset(state: OverlaySnapshot): void {
+    this.#revision++;
     this.#nodes = new Map(state.nodes);
     this.#origins = new Map(state.origins);
+    this.#sources = new Map(state.sources);
     this.#children = new Map();
     this.#names = new Map();
     for (const path of this.#nodes.keys()) this.#index(path);
@@ -277,6 +424,7 @@ export class OverlayUpper {
   }
 
   #set(path: string, node: OverlayNode): void {
+    this.#revision++;
     if (!this.#nodes.has(path)) {
       const parent = parentPath(path);
       if (parent !== "/" && !this.#nodes.has(parent)) this.mkdir(parent);
@@ -297,6 +445,7 @@ export class OverlayUpper {
 
   #delete(path: string): void {
     if (!this.#nodes.delete(path)) return;
+    this.#revision++;
     const name = baseName(path);
     this.#children.get(parentPath(path))?.delete(name);
     this.#children.delete(path);
@@ -317,58 +466,12 @@ export function filesOf(nodes: ReadonlyMap<string, OverlayNode>): [string, Overl
   return out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
+function byCodeUnit(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 function countFiles(nodes: ReadonlyMap<string, OverlayNode>): number {
   let n = 0;
   for (const node of nodes.values()) if (node.type === "file") n++;
   return n;
-}
-
-/**
- * A readers-writer gate, first come first served: writes through the overlay share it; a restore, a discard
- * or a commit waits for the writes under way and holds back new ones until it is done.
- */
-export class Gate {
-  #shared = 0;
-  #exclusive = false;
-  readonly #queue: { readonly exclusive: boolean; readonly enter: () => void }[] = [];
-
-  shared<T>(work: () => Promise<T>): Promise<T> {
-    return this.#run(false, work);
-  }
-
-  exclusive<T>(work: () => Promise<T>): Promise<T> {
-    return this.#run(true, work);
-  }
-
-  async #run<T>(exclusive: boolean, work: () => Promise<T>): Promise<T> {
-    if (this.#queue.length > 0 || !this.#admits(exclusive)) {
-      await new Promise<void>((enter) => this.#queue.push({ exclusive, enter }));
-    } else {
-      this.#take(exclusive);
-    }
-    try {
-      return await work();
-    } finally {
-      if (exclusive) this.#exclusive = false;
-      else this.#shared--;
-      this.#drain();
-    }
-  }
-
-  #admits(exclusive: boolean): boolean {
-    return exclusive ? !this.#exclusive && this.#shared === 0 : !this.#exclusive;
-  }
-
-  #take(exclusive: boolean): void {
-    if (exclusive) this.#exclusive = true;
-    else this.#shared++;
-  }
-
-  #drain(): void {
-    while (this.#queue.length > 0 && this.#admits((this.#queue[0] as { exclusive: boolean }).exclusive)) {
-      const next = this.#queue.shift() as { exclusive: boolean; enter: () => void };
-      this.#take(next.exclusive);
-      next.enter();
-    }
-  }
 }
