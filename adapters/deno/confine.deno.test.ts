@@ -16,8 +16,11 @@ await registerConfineCases(
     hostPid: Deno.pid,
     runnerWithEnv(vars) {
       // The Deno namespace with a Command that adds `vars` to every child's environment.
-      const Command = (command: string, options?: DenoCommandOptions) =>
-        new Deno.Command(command, { ...options, env: { ...options?.env, ...vars } } as Deno.CommandOptions);
+      // A function, not an arrow: the runner constructs it with `new`, as it does Deno.Command.
+      // biome-ignore lint/complexity/useArrowFunction: an arrow function cannot be called with new.
+      const Command = function (command: string, options?: DenoCommandOptions) {
+        return new Deno.Command(command, { ...options, env: { ...options?.env, ...vars } } as Deno.CommandOptions);
+      };
       return denoProcessRunnerOver(Object.create(Deno, { Command: { value: Command } }));
     },
     // No listenUnix: Deno asks for net permission on a Unix socket's path, which a temp path cannot be given
