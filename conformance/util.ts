@@ -1,4 +1,4 @@
-import type { FsReadStream } from "../core/mod.ts";
+import type { FsReadStream, GrepResult } from "../core/mod.ts";
 import type { SubjectTraits } from "./suite.ts";
 
 const encoder = new TextEncoder();
@@ -70,3 +70,8 @@ export function abortedSignal(): AbortSignal {
 }
 
 export const needsSearch = (c: SubjectTraits): string | undefined => (c.search ? undefined : "the subject has no search backend");
+
+/** A grep result's files in path order, to compare two backends whose file order may differ. */
+export function sortedGrep(result: GrepResult): unknown {
+  return [...result.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}

@@ -156,7 +156,7 @@ tallies.push(
       step("tsc (node side)", bin("tsc"), ["-p", "tsconfig.node.json"]),
       step("deno check", bin("deno"), ["check", ...denoChecked]),
       // Lint and format together; `npm run format` applies what it asks for.
-      step("biome", bin("biome"), ["check", "--colors=off", "."]),
+      step("biome", bin("biome"), ["check", "--colors=off", "--error-on-warnings", "."]),
     ],
     ["", "deno-test.log", "tsc.log", "tsc-node.log", "deno-check.log", "biome.log"],
   )),

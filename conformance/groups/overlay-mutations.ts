@@ -3,7 +3,6 @@ import {
   createOverlayProvider,
   type FileSystem,
   type FsVersion,
-  type GrepResult,
   type OverlayFileSystem,
   searchFiles,
   searchGrep,
@@ -11,7 +10,7 @@ import {
 import { assert, assertBytes, assertEquals, assertRejectsCode } from "../assert.ts";
 import type { Probe, Subject } from "../harness.ts";
 import type { ConformanceCase, ConformanceGroup, SubjectTraits } from "../suite.ts";
-import { needsSymlinks, utf8 } from "../util.ts";
+import { needsSymlinks, sortedGrep, utf8 } from "../util.ts";
 
 const needsOverlay = (traits: SubjectTraits): string | undefined => (traits.overlay ? undefined : "the subject is not an overlay with a probe of its base");
 
@@ -46,10 +45,6 @@ async function remove(fs: FileSystem, path: string, directory = false): Promise<
 
 async function move(fs: FileSystem, from: string, to: string): Promise<void> {
   await fs.move(await fs.resolve(from), await fs.resolve(to), { parents: true });
-}
-
-function sortedGrep(result: GrepResult): unknown {
-  return [...result.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /**

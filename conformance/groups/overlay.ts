@@ -5,7 +5,6 @@ import {
   type FsVersion,
   type FilesResult,
   type FsWriteData,
-  type GrepResult,
   isOverlayError,
   type OverlayFileSystem,
   searchFiles,
@@ -14,7 +13,7 @@ import {
 import { assert, assertBytes, assertEquals } from "../assert.ts";
 import type { Probe, Subject } from "../harness.ts";
 import type { ConformanceCase, ConformanceGroup, SubjectTraits } from "../suite.ts";
-import { needsSymlinks, pattern, text, utf8 } from "../util.ts";
+import { needsSymlinks, pattern, sortedGrep, text, utf8 } from "../util.ts";
 import { fails, includes, ok, toolkit } from "./tools-support.ts";
 
 const needsOverlay = (traits: SubjectTraits): string | undefined => (traits.overlay ? undefined : "the subject is not an overlay with a probe of its base");
@@ -60,10 +59,6 @@ function failingWrites(base: FileSystem, fails: (key: string) => boolean): FileS
 function found(result: FilesResult): unknown {
   const { searchedBy: _by, fallback: _fallback, ...rest } = result;
   return rest;
-}
-
-function sortedGrep(result: GrepResult): unknown {
-  return [...result.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
 /**
