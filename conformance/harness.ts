@@ -96,12 +96,15 @@ export interface RaceHooks {
  * - `stall-locked`: write `path`, print `locked` from inside the final fence check (the lock is held), then
  *   wait forever.
  * - `rewrite`: print `writing`, then rewrite `path` with a streamed megabyte, over and over, until killed.
+ * - `shuttle`: move the entry at `path` (or at `other`, wherever it is) to the other name and back, over and
+ *   over, printing `moving` after the first move, until killed.
  */
 export type WorkerJob =
   | { readonly kind: "append"; readonly path: string; readonly tag: string; readonly rounds: number }
   | { readonly kind: "stall-staging"; readonly path: string }
   | { readonly kind: "stall-locked"; readonly path: string }
-  | { readonly kind: "rewrite"; readonly path: string };
+  | { readonly kind: "rewrite"; readonly path: string }
+  | { readonly kind: "shuttle"; readonly path: string; readonly other: string };
 
 /** A writer in another process. */
 export interface RemoteWriter {

@@ -15,6 +15,8 @@ import { capabilitiesGroup } from "./groups/capabilities.ts";
 import { encodingGroup } from "./groups/encoding.ts";
 import { errorsGroup } from "./groups/errors.ts";
 import { listGroup } from "./groups/list.ts";
+import { mutationsGroup } from "./groups/mutations.ts";
+import { mutationsRaceGroup } from "./groups/mutations-race.ts";
 import { overlayGroup } from "./groups/overlay.ts";
 import { raceGroup } from "./groups/race.ts";
 import { readBytesGroup } from "./groups/read-bytes.ts";
@@ -51,6 +53,8 @@ export {
   encodingGroup,
   errorsGroup,
   listGroup,
+  mutationsGroup,
+  mutationsRaceGroup,
   overlayGroup,
   raceGroup,
   readBytesGroup,
@@ -83,6 +87,7 @@ export const seamGroups: readonly ConformanceGroup[] = [
   listGroup,
   writeGroup,
   versionGuardGroup,
+  mutationsGroup,
   encodingGroup,
   symlinksGroup,
   errorsGroup,
@@ -110,7 +115,7 @@ export const toolGroups: readonly ConformanceGroup[] = [
 ];
 
 /** Races against other providers, other processes and a directory swapper; cases skip subjects without the hooks. */
-export const raceGroups: readonly ConformanceGroup[] = [raceGroup];
+export const raceGroups: readonly ConformanceGroup[] = [raceGroup, mutationsRaceGroup];
 
 /** The overlay's own group; its cases skip subjects that are not overlays (see createOverlaySubject). */
 export const overlayGroups: readonly ConformanceGroup[] = [overlayGroup];

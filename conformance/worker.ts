@@ -35,6 +35,15 @@ export async function runWorkerJob(provider: FileSystem, job: WorkerJob, channel
     await provider.write(target, chunks());
     return;
   }
+  if (job.kind === "shuttle") {
+    const names = [target, await provider.resolve(job.other)] as const;
+    let from = (await provider.lstat(job.path)) ? 0 : 1;
+    for (let round = 0; ; round++) {
+      await provider.move(names[from]!, names[1 - from]!);
+      from = 1 - from;
+      if (round === 0) channel.send("moving");
+    }
+  }
   if (job.kind === "rewrite") {
     channel.send("writing");
     const block = encoder.encode(`${"x".repeat(16 * 1024 - 1)}\n`);
@@ -78,7 +87,7 @@ export async function appendRounds(provider: FileSystem, path: string, tag: stri
 /** Parses a worker's job from its command line, or throws. */
 export function parseWorkerJob(text: string): WorkerJob {
   const job = JSON.parse(text) as WorkerJob;
-  if (!["append", "stall-staging", "stall-locked", "rewrite"].includes(job.kind)) {
+  if (!["append", "stall-staging", "stall-locked", "rewrite", "shuttle"].includes(job.kind)) {
     throw new FsError("FS_IO_ERROR", `unknown worker job ${JSON.stringify(text)}`);
   }
   return job;

@@ -57,6 +57,14 @@ export function byPath(driver: FsDriver): FsDriver {
         () => true,
         () => false,
       ),
+    rmdir: (n) =>
+      fsp.rmdir(join(path, n)).then(
+        () => true,
+        () => false,
+      ),
+    move: async () => {
+      throw new Error("this test directory does not move");
+    },
     readdir: () => fsp.readdir(path),
     close: async () => undefined,
     openFile: (n) => driver.open(join(path, n)),
@@ -64,9 +72,16 @@ export function byPath(driver: FsDriver): FsDriver {
   return { ...bind(driver), openDirectory: async (p) => at(p) };
 }
 
+const wrapped = new WeakMap<FsDirectory, FsDirectory>();
+
+/** The driver's own directory behind a wrapper made by {@link bindDirectory} (a move needs the native one). */
+export function unwrapDirectory(dir: FsDirectory): FsDirectory {
+  return wrapped.get(dir) ?? dir;
+}
+
 /** Every operation of `dir` but `openFile`, each bound to it, for a wrapper to override some of. */
 export function bindDirectory(dir: FsDirectory): FsDirectory {
-  return {
+  const bound: FsDirectory = {
     currentPath: () => dir.currentPath(),
     stat: () => dir.stat(),
     lstat: (n) => dir.lstat(n),
@@ -77,7 +92,11 @@ export function bindDirectory(dir: FsDirectory): FsDirectory {
     rename: (a, b) => dir.rename(a, b),
     link: (a, b) => dir.link(a, b),
     unlink: (n) => dir.unlink(n),
+    rmdir: (n) => dir.rmdir(n),
+    move: (a, into, b, replace) => dir.move(a, unwrapDirectory(into), b, replace),
     readdir: () => dir.readdir(),
     close: () => dir.close(),
   };
+  wrapped.set(bound, unwrapDirectory(dir));
+  return bound;
 }

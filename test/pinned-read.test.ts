@@ -41,6 +41,8 @@ function hookedDirectory(dir: FsDirectory, hooks: Hooks, state: { opened: boolea
     rename: (a, b) => dir.rename(a, b),
     link: (a, b) => dir.link(a, b),
     unlink: (n) => dir.unlink(n),
+    rmdir: (n) => dir.rmdir(n),
+    move: (a, into, b, replace) => dir.move(a, into, b, replace),
     readdir: async () => (await opening(), dir.readdir()),
     close: () => dir.close(),
     ...(dir.openFile ? { openFile: async (n: string) => (await opening(), dir.openFile!(n)) } : {}),

@@ -50,6 +50,8 @@ function hooked(driver: FsDriver, hooks: Hooks): FsDriver {
     rename: async (a, b) => (isLock(a) || isLock(b) ? dir.rename(a, b) : (await hooks.publish?.(), dir.rename(a, b))),
     link: async (a, b) => (isLock(a) || isLock(b) ? dir.link(a, b) : (await hooks.publish?.(), dir.link(a, b))),
     unlink: (n) => dir.unlink(n),
+    rmdir: (n) => dir.rmdir(n),
+    move: (a, into, b, replace) => dir.move(a, into, b, replace),
     readdir: () => dir.readdir(),
     close: () => dir.close(),
   });
@@ -225,6 +227,8 @@ describe("the lock file", () => {
         return linked;
       },
       unlink: (n) => inner.unlink(n),
+      rmdir: (n) => inner.rmdir(n),
+      move: (a, into, b, replace) => inner.move(a, into, b, replace),
       readdir: () => inner.readdir(),
       close: () => inner.close(),
     };

@@ -68,6 +68,8 @@ export interface DenoForeignFunction {
   readonly parameters: readonly ("i32" | "u32" | "i64" | "usize" | "buffer" | "pointer")[];
   readonly result: "i32" | "isize" | "pointer";
   readonly nonblocking?: boolean;
+  /** The symbol may be missing from the library; it is then `null` instead of failing the open. */
+  readonly optional?: boolean;
 }
 
 export interface DenoApi {

@@ -3,6 +3,8 @@
 // openat and no file descriptor numbers, and it refuses /proc/self/fd to anything short of --allow-all;
 // through FFI a directory is held by its descriptor and every publication step names an entry relative to
 // it, so a rename racing the write cannot redirect it.
+// Over 400 lines by design: the symbol table, the errno names and every call made through them stay in one
+// file, so no other module touches raw descriptors.
 import { errnoError, FsError, type FsDirectory, type FsDriverHandle, type FsDriverStat, type FsStagedFile } from "../../core/mod.ts";
 import type { DenoApi } from "./deno-api.ts";
 
@@ -10,6 +12,8 @@ const SYMBOLS = {
   openat: { parameters: ["i32", "buffer", "i32", "u32"], result: "i32" },
   mkdirat: { parameters: ["i32", "buffer", "u32"], result: "i32" },
   renameat: { parameters: ["i32", "buffer", "i32", "buffer"], result: "i32" },
+  // glibc 2.28 and later; without it a move that must not replace checks first (atomicNoReplaceMove: false).
+  renameat2: { parameters: ["i32", "buffer", "i32", "buffer", "u32"], result: "i32", optional: true },
   linkat: { parameters: ["i32", "buffer", "i32", "buffer", "i32"], result: "i32" },
   unlinkat: { parameters: ["i32", "buffer", "i32"], result: "i32" },
   fchmod: { parameters: ["i32", "u32"], result: "i32" },
@@ -36,6 +40,7 @@ interface Symbols {
   openat(dirfd: number, path: Uint8Array, flags: number, mode: number): number;
   mkdirat(dirfd: number, path: Uint8Array, mode: number): number;
   renameat(olddirfd: number, oldpath: Uint8Array, newdirfd: number, newpath: Uint8Array): number;
+  renameat2: ((olddirfd: number, oldpath: Uint8Array, newdirfd: number, newpath: Uint8Array, flags: number) => number) | null;
   linkat(olddirfd: number, oldpath: Uint8Array, newdirfd: number, newpath: Uint8Array, flags: number): number;
   unlinkat(dirfd: number, path: Uint8Array, flags: number): number;
   fchmod(fd: number, mode: number): number;
@@ -68,6 +73,8 @@ const O_PATH = 0o10000000;
 const AT_FDCWD = -100;
 const AT_SYMLINK_NOFOLLOW = 0x100;
 const AT_EMPTY_PATH = 0x1000;
+const AT_REMOVEDIR = 0x200;
+const RENAME_NOREPLACE = 1;
 const STATX_BASIC_STATS = 0x7ff;
 const ERRNO: Record<number, string> = {
   1: "EPERM",
@@ -79,14 +86,17 @@ const ERRNO: Record<number, string> = {
   13: "EACCES",
   17: "EEXIST",
   18: "EXDEV",
+  22: "EINVAL",
   20: "ENOTDIR",
   21: "EISDIR",
   24: "EMFILE",
   28: "ENOSPC",
   30: "EROFS",
+  31: "EMLINK",
   36: "ENAMETOOLONG",
   39: "ENOTEMPTY",
   40: "ELOOP",
+  95: "EOPNOTSUPP",
   122: "EDQUOT",
 };
 
@@ -258,6 +268,57 @@ export class Libc {
     return this.#unless("EEXIST", false);
   }
 
+  /** Whether a move can refuse to replace atomically (`renameat2` with `RENAME_NOREPLACE`). */
+  get renameNoReplace(): boolean {
+    return typeof this.#c.renameat2 === "function";
+  }
+
+  /** Removes an empty directory, never through a symlink; `false` when missing. */
+  rmdirAt(fd: number, name: string): boolean {
+    if (this.#c.unlinkat(fd, cString(name), AT_REMOVEDIR) === 0) return true;
+    const errno = this.#errno();
+    if (errno === "ENOENT") return false;
+    if (errno === "ENOTDIR") throw new FsError("FS_NOT_DIRECTORY", "it is not a directory");
+    if (errno === "EEXIST") throw errnoError("ENOTEMPTY", new Error(errno));
+    throw errnoError(errno, new Error(errno));
+  }
+
+  /**
+   * Moves `from` in the folder `fd` to `to` in the folder `into`. Without `replace`, `false` when `to` is taken:
+   * refused by renameat2 itself where the filesystem supports the flag, else by link (a file) or a check (a folder).
+   */
+  moveAt(fd: number, from: string, into: number, to: string, replace: boolean): boolean {
+    const source = cString(from);
+    const destination = cString(to);
+    if (replace) {
+      this.#check(this.#c.renameat(fd, source, into, destination));
+      return true;
+    }
+    if (this.#c.renameat2) {
+      if (this.#c.renameat2(fd, source, into, destination, RENAME_NOREPLACE) === 0) return true;
+      const errno = this.#errno();
+      if (errno === "EEXIST") return false;
+      // EINVAL: this filesystem does not take the flag; the ways below still never replace a file.
+      if (errno !== "EINVAL") throw errnoError(errno, new Error(errno));
+    }
+    const moving = this.lstatAt(fd, from);
+    if (!moving) throw errnoError("ENOENT", new Error("ENOENT"));
+    if (moving.type !== "directory") {
+      if (this.#c.linkat(fd, source, into, destination, 0) === 0) {
+        if (this.lstatAt(fd, from)?.id === moving.id && this.#c.unlinkat(fd, source, 0) !== 0) this.#unless("ENOENT", undefined);
+        return true;
+      }
+      const errno = this.#errno();
+      if (errno === "EEXIST") return false;
+      if (errno !== "EPERM" && errno !== "EMLINK" && errno !== "EOPNOTSUPP") throw errnoError(errno, new Error(errno));
+    }
+    if (this.lstatAt(into, to)) return false;
+    if (this.#c.renameat(fd, source, into, destination) === 0) return true;
+    const errno = this.#errno();
+    if (errno === "ENOTEMPTY" || errno === "EEXIST" || errno === "ENOTDIR" || errno === "EISDIR") return false;
+    throw errnoError(errno, new Error(errno));
+  }
+
   unlinkAt(fd: number, name: string): boolean {
     if (this.#c.unlinkat(fd, cString(name), 0) === 0) return true;
     return this.#unless("ENOENT", false);
@@ -416,6 +477,18 @@ class LibcDirectory implements FsDirectory {
   async unlink(name: string): Promise<boolean> {
     this.#mayWrite();
     return this.#c.unlinkAt(this.#fd, name);
+  }
+
+  async rmdir(name: string): Promise<boolean> {
+    this.#mayWrite();
+    return this.#c.rmdirAt(this.#fd, name);
+  }
+
+  async move(from: string, into: FsDirectory, to: string, replace: boolean): Promise<boolean> {
+    if (!(into instanceof LibcDirectory)) throw new FsError("FS_IO_ERROR", "the destination folder was not opened by this driver");
+    this.#mayWrite();
+    into.#mayWrite();
+    return this.#c.moveAt(this.#fd, from, into.#fd, to, replace);
   }
 
   async readdir(): Promise<string[]> {

@@ -57,6 +57,8 @@ class DenoDriver implements FsDriver {
       timestampResolutionMs: 1000,
       pinnedPublication: libc !== undefined,
       detectsDeadWriters: libc !== undefined,
+      // renameat2 through FFI; without it (or on a filesystem that refuses the flag) a folder is checked first.
+      atomicNoReplaceMove: libc?.renameNoReplace === true,
     };
     let mask = 0o022;
     try {
@@ -244,6 +246,57 @@ class PathDirectory implements FsDirectory {
     }
   }
 
+  async rmdir(name: string): Promise<boolean> {
+    const at = await this.#at(name);
+    const stat = await probe(() => this.#deno.lstat(at));
+    if (!stat) return false;
+    if (stat.type !== "directory") throw new FsError("FS_NOT_DIRECTORY", "it is not a directory");
+    // Not recursive: rmdir(2), which refuses a folder that is not empty.
+    return denoCall(() => this.#deno.remove(at).then(() => true, ifAbsent(false)));
+  }
+
+  // As on Node: a file or symlink moves without replacing by link then unlink, a directory by a check then a
+  // rename (atomicNoReplaceMove: false without FFI).
+  async move(from: string, into: FsDirectory, to: string, replace: boolean): Promise<boolean> {
+    if (!(into instanceof PathDirectory)) throw new FsError("FS_IO_ERROR", "the destination folder was not opened by this driver");
+    const deno = this.#deno;
+    const source = await this.#at(from);
+    const destination = await into.#at(to);
+    if (replace) {
+      await denoCall(() => deno.rename(source, destination));
+      return true;
+    }
+    const moving = await probe(() => deno.lstat(source));
+    if (!moving) throw new FsError("FS_NOT_FOUND", "no such file or directory");
+    if (moving.type !== "directory") {
+      const linked = await deno.link(source, destination).then(
+        () => true,
+        (error: unknown) => {
+          if ((error as { name?: unknown }).name === "AlreadyExists") return false;
+          if ((error as { name?: unknown }).name === "PermissionDenied" || (error as { code?: unknown }).code === "EPERM") return undefined;
+          throw mapDenoError(error);
+        },
+      );
+      if (linked === false) return false;
+      if (linked) {
+        if ((await probe(() => deno.lstat(source)))?.id === moving.id) await denoCall(() => deno.remove(source).catch(ifAbsent(undefined)));
+        return true;
+      }
+    }
+    if (await probe(() => deno.lstat(destination))) return false;
+    return denoCall(() =>
+      deno.rename(source, destination).then(
+        () => true,
+        (error: unknown) => {
+          const code = (error as { code?: unknown }).code;
+          const taken = code === "ENOTEMPTY" || code === "EEXIST" || code === "ENOTDIR" || code === "EISDIR";
+          if (taken || ["AlreadyExists", "NotADirectory", "IsADirectory"].includes(String((error as { name?: unknown }).name))) return false;
+          throw error;
+        },
+      ),
+    );
+  }
+
   async readdir(): Promise<string[]> {
     return readNames(this.#deno, await this.#at("."));
   }
@@ -256,6 +309,13 @@ class PathDirectory implements FsDirectory {
     }
     return name === "." ? this.#path : joinPath(this.#path, name);
   }
+}
+
+function ifAbsent<T>(value: T): (error: unknown) => T {
+  return (error) => {
+    if (isAbsent(error)) return value;
+    throw error;
+  };
 }
 
 function ifExists<T>(value: T): (error: unknown) => T {

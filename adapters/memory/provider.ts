@@ -78,6 +78,7 @@ class MemoryDriver implements FsDriver {
     timestampResolutionMs: 1,
     pinnedPublication: true,
     detectsDeadWriters: false,
+    atomicNoReplaceMove: true,
   };
   readonly newFileMode = NEW_FILE_MODE;
   // Providers of one volume share its lock table and publication counters; no other process can reach it.
@@ -172,6 +173,7 @@ class MemoryDirectory implements FsDirectory {
   }
 
   async mkdir(name: string, mode: number): Promise<boolean> {
+    this.#mayChange();
     const path = this.#at(name);
     if (probeRaw(() => this.#vol.lstatSync(path))) return false;
     memfsCall(() => this.#vol.mkdirSync(path, { mode }));
@@ -236,11 +238,53 @@ class MemoryDirectory implements FsDirectory {
   }
 
   async unlink(name: string): Promise<boolean> {
+    this.#mayChange();
     const path = this.#at(name);
     const stat = probeRaw(() => this.#vol.lstatSync(path));
     if (!stat) return false;
     if (stat.isDirectory()) throw errnoError("EISDIR", undefined);
     memfsCall(() => this.#vol.unlinkSync(path));
+    return true;
+  }
+
+  // Looked at and removed in one synchronous turn.
+  async rmdir(name: string): Promise<boolean> {
+    this.#mayChange();
+    const path = this.#at(name);
+    const stat = probeRaw(() => this.#vol.lstatSync(path));
+    if (!stat) return false;
+    if (!stat.isDirectory()) throw new FsError("FS_NOT_DIRECTORY", "it is not a directory");
+    if (memfsCall(() => this.#vol.readdirSync(path)).length > 0) throw errnoError("ENOTEMPTY", undefined);
+    memfsCall(() => this.#vol.rmdirSync(path));
+    return true;
+  }
+
+  // Both folders found, the destination checked and the entry renamed in one synchronous turn: the check
+  // cannot race, so a move that must not replace never does (atomicNoReplaceMove).
+  async move(from: string, into: FsDirectory, to: string, replace: boolean): Promise<boolean> {
+    if (!(into instanceof MemoryDirectory)) throw new FsError("FS_IO_ERROR", "the destination folder was not opened by this driver");
+    this.#mayChange();
+    into.#mayChange();
+    const source = this.#at(from);
+    const destination = into.#at(to);
+    const moving = probeRaw(() => this.#vol.lstatSync(source));
+    if (!moving) throw errnoError("ENOENT", undefined);
+    const there = probeRaw(() => this.#vol.lstatSync(destination));
+    if (there && !replace) return false;
+    // memfs would replace a directory, or put a directory over a file; the kernel refuses both.
+    if (there?.isDirectory()) throw errnoError(moving.isDirectory() ? "ENOTEMPTY" : "EISDIR", undefined);
+    if (there && moving.isDirectory()) throw errnoError("ENOTDIR", undefined);
+    if (moving.isSymbolicLink()) {
+      // memfs's rename follows a symlink and moves what it points to: the link is made again instead.
+      const pointsTo = String(memfsCall(() => this.#vol.readlinkSync(source)));
+      if (there) memfsCall(() => this.#vol.unlinkSync(destination));
+      memfsCall(() => this.#vol.symlinkSync(pointsTo, destination));
+      memfsCall(() => this.#vol.unlinkSync(source));
+      return true;
+    }
+    // Nor does it replace a symlink itself: it is removed first, in the same turn.
+    if (there?.isSymbolicLink()) memfsCall(() => this.#vol.unlinkSync(destination));
+    memfsCall(() => this.#vol.renameSync(source, destination));
     return true;
   }
 
@@ -276,6 +320,13 @@ class MemoryDirectory implements FsDirectory {
       }
     }
     return undefined;
+  }
+
+  // memfs checks a folder's permission bits when it is read, not when an entry of it is created, removed or
+  // renamed; the kernel does, so this driver asks memfs's access check first.
+  #mayChange(): void {
+    const here = this.#here();
+    memfsCall(() => this.#vol.accessSync(here, 2 /* W_OK */));
   }
 
   #here(): string {

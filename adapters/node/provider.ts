@@ -52,6 +52,7 @@ class NodeDriver implements FsDriver {
     timestampResolutionMs: 10,
     pinnedPublication: PINNED,
     detectsDeadWriters: true,
+    atomicNoReplaceMove: false,
   };
   // New files get the mode an editor would give them, not the owner-only mode of the staged copy.
   readonly newFileMode: number = 0o666 & ~umask();
@@ -214,6 +215,68 @@ class NodeDirectory implements FsDirectory {
     );
   }
 
+  async rmdir(name: string): Promise<boolean> {
+    const at = await this.#at(name);
+    // rmdir(2) follows no symlink at the last segment: one there fails ENOTDIR.
+    return nodeCall(() =>
+      fsp.rmdir(at).then(
+        () => true,
+        (error: unknown) => {
+          const code = (error as { code?: unknown }).code;
+          if (code === "ENOENT") return false;
+          if (code === "ENOTDIR") throw new FsError("FS_NOT_DIRECTORY", "it is not a directory", { cause: error });
+          if (code === "EEXIST") throw new FsError("FS_NOT_EMPTY", "the folder is not empty", { cause: error });
+          throw error;
+        },
+      ),
+    );
+  }
+
+  // Node has no renameat2: a file (or symlink) moves without replacing by link then unlink, which the kernel
+  // refuses atomically when the name is taken; a directory by a check then a rename (atomicNoReplaceMove: false).
+  async move(from: string, into: FsDirectory, to: string, replace: boolean): Promise<boolean> {
+    if (!(into instanceof NodeDirectory)) throw new FsError("FS_IO_ERROR", "the destination folder was not opened by this driver");
+    const source = await this.#at(from);
+    const destination = await into.#at(to);
+    if (replace) {
+      await nodeCall(() => fsp.rename(source, destination));
+      return true;
+    }
+    const moving = await probe(() => fsp.lstat(source, { bigint: true }));
+    if (!moving) throw new FsError("FS_NOT_FOUND", "no such file or directory");
+    if (moving.type !== "directory") {
+      const linked = await fsp.link(source, destination).then(
+        () => true,
+        (error: unknown) => {
+          const code = (error as { code?: unknown }).code;
+          if (code === "EEXIST") return false;
+          // Hard links refused (protected_hardlinks, a filesystem without them): the directory way below.
+          if (code === "EPERM" || code === "EMLINK" || code === "ENOTSUP" || code === "EOPNOTSUPP") return undefined;
+          throw mapNodeError(error);
+        },
+      );
+      if (linked === false) return false;
+      if (linked) {
+        // Only the name that still holds the moved file is removed: one replaced meanwhile stays.
+        const now = await probe(() => fsp.lstat(source, { bigint: true }));
+        if (now?.id === moving.id) await nodeCall(() => fsp.unlink(source).catch(ifGone(undefined)));
+        return true;
+      }
+    }
+    if (await probe(() => fsp.lstat(destination, { bigint: true }))) return false;
+    return nodeCall(() =>
+      fsp.rename(source, destination).then(
+        () => true,
+        (error: unknown) => {
+          // Something took the name in the instant since the check: a non-empty folder or a file is kept.
+          const code = (error as { code?: unknown }).code;
+          if (code === "ENOTEMPTY" || code === "EEXIST" || code === "ENOTDIR" || code === "EISDIR") return false;
+          throw error;
+        },
+      ),
+    );
+  }
+
   async readdir(): Promise<string[]> {
     const at = PINNED ? this.#base : await this.#at(".");
     return nodeCall(() => fsp.readdir(at));
@@ -238,6 +301,14 @@ function readHandle(handle: fsp.FileHandle): FsDriverHandle {
     stat: () => nodeCall(async () => toStat(await handle.stat({ bigint: true }))),
     read: (buffer, position) => nodeCall(async () => (await handle.read(buffer, 0, buffer.length, position)).bytesRead),
     close: () => nodeCall(() => handle.close()),
+  };
+}
+
+// Turns ENOENT into a result.
+function ifGone<T>(value: T): (error: unknown) => T {
+  return (error) => {
+    if ((error as { code?: unknown }).code === "ENOENT") return value;
+    throw error;
   };
 }
 

@@ -206,6 +206,9 @@ function countingProvider(fs: FileSystem, counts: Record<string, number>): FileS
     readStream: (...a) => (bump("readStream"), fs.readStream(...a)),
     listDir: (...a) => (bump("listDir"), fs.listDir(...a)),
     write: (...a) => (bump("write"), fs.write(...a)),
+    remove: (...a) => (bump("remove"), fs.remove(...a)),
+    move: (...a) => (bump("move"), fs.move(...a)),
+    mkdir: (...a) => (bump("mkdir"), fs.mkdir(...a)),
     contains: (...a) => fs.contains(...a),
   };
 }

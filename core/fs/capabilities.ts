@@ -33,4 +33,12 @@ export interface FsCapabilities {
    * and such locks after 30 seconds.
    */
   readonly detectsDeadWriters: boolean;
+  /**
+   * A move that must not replace its destination is refused by the rename itself (a file through `link`, a
+   * directory through `renameat2` with `RENAME_NOREPLACE`). When false, a directory is moved by checking the
+   * destination and then renaming, under core's locks, which other toolfs writers honour: another process that
+   * creates an empty directory at the destination in the instant between the check and the rename sees it
+   * replaced (a file or a non-empty directory there is never replaced).
+   */
+  readonly atomicNoReplaceMove: boolean;
 }

@@ -62,6 +62,11 @@ export class DriverContext {
     return { path: joinPath(parent.path, baseName(path)), dangling: false };
   }
 
+  /** Counts a change at `key`, so every version read there before is stale. */
+  bump(key: string): void {
+    this.state.generations.set(key, (this.state.generations.get(key) ?? 0) + 1);
+  }
+
   info(stat: FsDriverStat, key: string): FsInfo {
     const type = stat.type === "file" || stat.type === "directory" ? stat.type : "other";
     return { type, size: stat.size, mtimeMs: stat.mtimeMs, version: this.version(stat, key) };
@@ -71,14 +76,14 @@ export class DriverContext {
     return `${stat.token}#${this.state.generations.get(key) ?? 0}` as FsVersion;
   }
 
-  checkVersion(path: string, current: FsDriverStat | undefined, key: string, expected: FsVersion): void {
+  checkVersion(path: string, current: FsDriverStat | undefined, key: string, expected: FsVersion, verb = "write"): void {
     if (!current) {
-      throw new FsError("FS_STALE_VERSION", `Cannot write "${path}": it no longer exists; it was deleted after it was read`, {
+      throw new FsError("FS_STALE_VERSION", `Cannot ${verb} "${path}": it no longer exists; it was deleted after it was read`, {
         details: { path },
       });
     }
     if (this.version(current, key) !== expected) {
-      throw new FsError("FS_STALE_VERSION", `Cannot write "${path}": it changed since it was read; read it again`, {
+      throw new FsError("FS_STALE_VERSION", `Cannot ${verb} "${path}": it changed since it was read; read it again`, {
         details: { path },
       });
     }

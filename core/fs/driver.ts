@@ -74,8 +74,34 @@ export interface FsDirectory {
   rename(from: string, to: string): Promise<void>;
   /** Gives the file `from` the additional name `to`; `false` when something already has that name. */
   link(from: string, to: string): Promise<boolean>;
-  /** Removes a file (never a directory); `false` when it was already gone. */
+  /** Removes a file or a symlink itself (never a directory); `false` when it was already gone. */
   unlink(name: string): Promise<boolean>;
+  /**
+   * Removes the child directory `name` if it is empty; `false` when nothing has that name. Never follows a
+   * symlink: a symlink or any other non-directory there fails `FS_NOT_DIRECTORY`, a directory with entries
+   * fails `FS_NOT_EMPTY`, and either leaves the entry in place. One native step (`rmdir`, `unlinkat` with
+   * `AT_REMOVEDIR`), so a directory filled meanwhile is refused, never emptied.
+   */
+  rmdir(name: string): Promise<boolean>;
+  /**
+   * Moves the entry `from` of this directory (a file, a symlink itself, or a directory with what it holds) to
+   * the name `to` in `into`, which is this directory or another one opened by the same driver (a wrapper passes
+   * the directory it wraps; a backend may refuse a foreign one with `FS_IO_ERROR`). At every instant, a crash
+   * included, the entry has at least one of the two names: one native rename, or for a file a new link
+   * followed by the removal of the old name.
+   *
+   * With `replace` false nothing at `to` is ever replaced: the result is `false` when something has that name.
+   * Where `capabilities.atomicNoReplaceMove` holds this is decided by the move itself (`renameat2` with
+   * `RENAME_NOREPLACE`, `link`); otherwise the backend checks just before renaming and core holds its
+   * per-destination locks around the call, which leaves only another process's entry created in that instant
+   * exposed (an empty directory may then be replaced, a non-empty one or a file never is).
+   *
+   * With `replace` true a file or symlink at `to` is replaced in the same atomic step. Core asks for it only
+   * after checking that `to` is not a directory; a directory that appears there meanwhile is left to the
+   * native rename (POSIX replaces an empty one and refuses any other). `FS_NOT_FOUND` when `from` is missing;
+   * a move across devices fails `FS_IO_ERROR` and changes nothing.
+   */
+  move(from: string, into: FsDirectory, to: string, replace: boolean): Promise<boolean>;
   /** Entry names, in any order. */
   readdir(): Promise<string[]>;
   close(): Promise<void>;

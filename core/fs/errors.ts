@@ -2,6 +2,8 @@ import { CodedError, codedErrorGuard } from "../errors/mod.ts";
 
 /**
  * The closed set of filesystem error codes. Consumers branch on `code`; messages may change, codes may not.
+ * `FS_EXISTS`: a create or move refused because something already has the name (and no replace was asked).
+ * `FS_NOT_EMPTY`: a directory to remove still has entries.
  */
 export const FS_ERROR_CODES = [
   "FS_NOT_FOUND",
@@ -17,6 +19,8 @@ export const FS_ERROR_CODES = [
   "FS_AMBIGUOUS_EDIT",
   "FS_EDIT_NOT_FOUND",
   "FS_ABORTED",
+  "FS_EXISTS",
+  "FS_NOT_EMPTY",
 ] as const;
 
 export type FsErrorCode = (typeof FS_ERROR_CODES)[number];

@@ -50,7 +50,7 @@ describe("paths", () => {
 
 describe("FsError", () => {
   test("the code set is closed and each code builds an FsError", () => {
-    expect(FS_ERROR_CODES).toHaveLength(13);
+    expect(FS_ERROR_CODES).toHaveLength(15);
     for (const code of FS_ERROR_CODES) expect(isFsError(new FsError(code, "x"), code)).toBe(true);
   });
 

@@ -1,8 +1,10 @@
 // The FileSystem seam built from a driver. Its parts live beside it: context.ts (driver calls, canonical
-// identity, versions), reading.ts (reads and listings), publication.ts (writes), write-source.ts.
+// identity, versions), reading.ts (reads and listings), publication.ts (writes), write-source.ts,
+// mutations.ts (removal, moves, folders) and folders.ts (opening verified folders).
 import { DriverContext, type Canonical } from "./context.ts";
 import type { FsDriver } from "./driver.ts";
 import { FsError, isFsError, throwIfAborted } from "./errors.ts";
+import { Mutator } from "./mutations.ts";
 import { isAbsolutePath, isWithin, resolvePath } from "./paths.ts";
 import { Publisher } from "./publication.ts";
 import { listDir, readBytes, readStream } from "./reading.ts";
@@ -11,9 +13,15 @@ import type {
   FsBytes,
   FsDirEntry,
   FsInfo,
+  FsMkdirOptions,
+  FsMkdirResult,
+  FsMoveOptions,
+  FsMoveResult,
   FsPathInfo,
   FsReadStream,
   FsReadStreamOptions,
+  FsRemoveOptions,
+  FsRemoveResult,
   FsResolveOptions,
   FsSignalOptions,
   FsTarget,
@@ -48,11 +56,13 @@ function checkedCwd(cwd: string): string {
 class CoreFileSystem implements FileSystem {
   readonly #ctx: DriverContext;
   readonly #publisher: Publisher;
+  readonly #mutator: Mutator;
   readonly cwd: string;
 
   constructor(driver: FsDriver, cwd: string) {
     this.#ctx = new DriverContext(driver);
     this.#publisher = new Publisher(this.#ctx);
+    this.#mutator = new Mutator(this.#ctx);
     this.cwd = cwd;
   }
 
@@ -124,6 +134,18 @@ class CoreFileSystem implements FileSystem {
     } finally {
       await source.close();
     }
+  }
+
+  remove(target: FsTarget, options?: FsRemoveOptions): Promise<FsRemoveResult> {
+    return this.#mutator.remove(target, options);
+  }
+
+  move(from: FsTarget, to: FsTarget, options?: FsMoveOptions): Promise<FsMoveResult> {
+    return this.#mutator.move(from, to, options);
+  }
+
+  mkdir(target: FsTarget, options?: FsMkdirOptions): Promise<FsMkdirResult> {
+    return this.#mutator.mkdir(target, options);
   }
 
   contains(parent: FsTarget, child: FsTarget): boolean {

@@ -6,6 +6,7 @@ import { type DriverContext, notRegular } from "./context.ts";
 import type { FsDirectory, FsDriverStat } from "./driver.ts";
 import { FsError, isFsError, throwIfAborted } from "./errors.ts";
 import { KeyedLock } from "./lock.ts";
+import { openFolder } from "./folders.ts";
 import { acquireLockFile, sweepDirectory } from "./lockfile.ts";
 import { stagingName } from "./names.ts";
 import { baseName, joinPath, parentPath } from "./paths.ts";
@@ -86,43 +87,17 @@ export class Publisher {
     });
   }
 
-  // Opens the destination's parent: the deepest existing ancestor, checked to be where its canonical path
-  // says, then each missing level created, opened without following symlinks and checked before the next.
-  // A parent swapped for a symlink after the first fence check is caught here, before anything is created.
+  // Opens the destination's parent (see folders.ts), creating missing levels, then checks a private write's folder.
   async #openParent(job: Publication): Promise<FsDirectory> {
     const path = job.target.displayPath;
-    const missing: string[] = [];
-    let at = job.parent;
-    let dir: FsDirectory;
-    for (;;) {
-      try {
-        dir = await this.#ctx.call("write", path, () => this.#ctx.driver.openDirectory(at));
-        break;
-      } catch (error) {
-        if (!isFsError(error, "FS_NOT_FOUND") || at === "/") throw error;
-        missing.push(baseName(at));
-        at = parentPath(at);
-      }
-    }
+    const dir = await openFolder(this.#ctx, job.parent, {
+      path,
+      verb: "write",
+      signal: job.signal,
+      create: job.private ? 0o700 : 0o777,
+      changed: () => this.#changed(job),
+    });
     try {
-      if ((await this.#ctx.call("write", path, () => dir.currentPath())) !== at) throw await this.#changed(job);
-      const mode = job.private ? 0o700 : 0o777;
-      for (const name of missing.reverse()) {
-        throwIfAborted(job.signal, path);
-        await this.#ctx.call("write", path, () => dir.mkdir(name, mode));
-        const child = await this.#ctx
-          .call("write", path, () => dir.openDirectory(name))
-          .catch((error: unknown) => {
-            // Not a directory any more (a symlink swapped in): the path changed under the write.
-            if (isFsError(error, "FS_NOT_FOUND") || isFsError(error, "FS_NOT_DIRECTORY")) return undefined;
-            throw error;
-          });
-        if (!child) throw await this.#changed(job);
-        await dir.close().catch(() => undefined);
-        dir = child;
-        at = joinPath(at, name);
-        if ((await this.#ctx.call("write", path, () => dir.currentPath())) !== at) throw await this.#changed(job);
-      }
       if (job.private && this.#ctx.capabilities.fileModes) {
         const { mode: dirMode } = await this.#ctx.call("write", path, () => dir.stat());
         if ((dirMode & 0o022) !== 0) {
@@ -203,7 +178,7 @@ export class Publisher {
             await call(() => dir.rename(staged, name));
             stagedLeft = false;
           }
-          this.#ctx.state.generations.set(key, (this.#ctx.state.generations.get(key) ?? 0) + 1);
+          this.#ctx.bump(key);
           return { existed: current !== undefined, after: await call(() => dir.lstat(name)) };
         } finally {
           await release?.().catch(() => undefined);

@@ -113,6 +113,69 @@ export interface FsWriteResult {
   readonly target: FsTarget;
 }
 
+/** A precondition on removing or moving a file: act only on the file at exactly this version (the one read). */
+export type FsMutationGuard = { readonly kind: "ifVersion"; readonly version: FsVersion };
+
+/**
+ * What every removal, move and folder creation takes. The fence is `write`'s: it is called with each canonical
+ * name the operation changes (a move: the source, then the destination) before anything changes and again
+ * immediately before the change, under the locks; throwing refuses the operation and changes nothing.
+ */
+export interface FsMutationOptions {
+  readonly signal?: AbortSignal;
+  readonly fence?: FsFence;
+}
+
+export interface FsRemoveOptions extends FsMutationOptions {
+  /** Remove an empty directory; without it a directory is refused (`FS_NOT_REGULAR_FILE`). */
+  readonly directory?: boolean;
+  /** Remove only this version of the file (a symlink or a directory has none: the guard refuses them). */
+  readonly guard?: FsMutationGuard;
+}
+
+export interface FsRemoveResult {
+  /** What was removed: a file, a symlink itself, a directory, or another entry (a FIFO, a socket). */
+  readonly type: FsEntryType;
+  /** The removed name: its canonical folder plus its own name (a symlink's, not its target's). */
+  readonly target: FsTarget;
+}
+
+export interface FsMoveOptions extends FsMutationOptions {
+  /** Move only this version of the source file. */
+  readonly guard?: FsMutationGuard;
+  /**
+   * Replace a file or symlink at the destination (`FS_EXISTS` without it): `true` whatever it holds,
+   * `{ version }` only that version of the file (`FS_STALE_VERSION` otherwise). A directory there is never replaced.
+   */
+  readonly replace?: boolean | { readonly version: FsVersion };
+  /** Create the destination's missing folders first, one verified level at a time. */
+  readonly parents?: boolean;
+}
+
+export interface FsMoveResult {
+  readonly type: FsEntryType;
+  /** The canonical name moved from and the one moved to (a symlink is moved itself, not its target). */
+  readonly source: FsTarget;
+  readonly destination: FsTarget;
+  /** Whether something at the destination was replaced. */
+  readonly replaced: boolean;
+  /** For a file: its version at the destination, a valid guard for the next write. */
+  readonly version?: FsVersion;
+}
+
+export interface FsMkdirOptions extends FsMutationOptions {
+  /** Create missing parents too, one verified level at a time (without it a missing parent is `FS_NOT_FOUND`). */
+  readonly parents?: boolean;
+  /** `createIfAbsent`: refuse (`FS_EXISTS`) a directory that already exists; without it that is success. */
+  readonly guard?: { readonly kind: "createIfAbsent" };
+}
+
+export interface FsMkdirResult {
+  readonly operation: "create" | "exists";
+  /** The canonical directory. */
+  readonly target: FsTarget;
+}
+
 export interface FsResolveOptions {
   /** Base for a relative path; defaults to the provider's cwd. Must be absolute. */
   readonly cwd?: string;
@@ -154,6 +217,21 @@ export interface FileSystem {
    * source is consumed while it is staged; when the write fails, its iterator is closed (`return()`).
    */
   write(target: FsTarget, data: FsWriteData, options?: FsWriteOptions): Promise<FsWriteResult>;
+  /**
+   * Removes a regular file, a symlink itself (never its target) or, with `directory`, an empty directory
+   * (`FS_NOT_EMPTY` otherwise). The name removed is the target's last segment in its canonical folder.
+   * `FS_NOT_FOUND` when nothing has that name.
+   */
+  remove(target: FsTarget, options?: FsRemoveOptions): Promise<FsRemoveResult>;
+  /**
+   * Renames a file, a symlink itself or a directory, within or across folders. Refuses an existing destination
+   * (`FS_EXISTS`) unless `replace` asks. A crash at any instant leaves the entry under at least one of the two
+   * names: one rename, or for a file a link then an unlink (which may leave both names; see
+   * `capabilities.atomicNoReplaceMove` for what a directory move without replace can race).
+   */
+  move(from: FsTarget, to: FsTarget, options?: FsMoveOptions): Promise<FsMoveResult>;
+  /** Creates a directory (and with `parents` its missing parents). An existing directory is success unless guarded. */
+  mkdir(target: FsTarget, options?: FsMkdirOptions): Promise<FsMkdirResult>;
   /** True when `child` is `parent` or lies beneath it (by canonical identity). */
   contains(parent: FsTarget, child: FsTarget): boolean;
 }

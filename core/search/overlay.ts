@@ -239,6 +239,9 @@ function sparseView(overlay: OverlayFileSystem, markers: boolean): FileSystem {
     readBytes: (target, options) => overlay.readBytes(target, options),
     readStream: (target, options) => overlay.readStream(target, options),
     contains: (parent, child) => overlay.contains(parent, child),
+    remove: (target, options) => overlay.remove(target, options),
+    move: (from, to, options) => overlay.move(from, to, options),
+    mkdir: (target, options) => overlay.mkdir(target, options),
     async listDir(target: FsTarget): Promise<FsDirEntry[]> {
       const dir = target.key;
       const entry = (name: string, info: { type: FsDirEntry["type"]; size: number; mtimeMs: number }, key: string): FsDirEntry => ({

@@ -43,6 +43,7 @@ export class OverlayDriver implements FsDriver {
       pinnedPublication: true,
       // No other process can reach the upper.
       detectsDeadWriters: false,
+      atomicNoReplaceMove: false,
     };
   }
 
@@ -327,6 +328,14 @@ class OverlayDirectory implements FsDirectory {
     if (node) throw errnoError("EISDIR", undefined);
     if (await this.#driver.find(path)) throw new FsError("FS_IO_ERROR", "the overlay cannot remove a file of its base");
     return false;
+  }
+
+  async rmdir(_name: string): Promise<boolean> {
+    throw new FsError("FS_IO_ERROR", "removing a directory is not supported by the overlay yet");
+  }
+
+  async move(_from: string, _into: FsDirectory, _to: string, _replace: boolean): Promise<boolean> {
+    throw new FsError("FS_IO_ERROR", "moving is not supported by the overlay yet");
   }
 
   async readdir(): Promise<string[]> {

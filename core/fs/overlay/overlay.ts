@@ -9,8 +9,14 @@ import type {
   FsDirEntry,
   FsFence,
   FsInfo,
+  FsMkdirOptions,
+  FsMkdirResult,
+  FsMoveOptions,
+  FsMoveResult,
   FsPathInfo,
   FsReadStream,
+  FsRemoveOptions,
+  FsRemoveResult,
   FsResolveOptions,
   FsSignalOptions,
   FsTarget,
@@ -109,6 +115,19 @@ class Overlay implements OverlayFileSystem {
 
   write(target: FsTarget, data: FsWriteData, options?: FsWriteOptions): Promise<FsWriteResult> {
     return this.upper.gate.shared(() => this.#inner.write(target, data, options));
+  }
+
+  // Through the overlay's driver, which does not carry removals and moves yet (issue 20 item 5).
+  remove(target: FsTarget, options?: FsRemoveOptions): Promise<FsRemoveResult> {
+    return this.upper.gate.shared(() => this.#inner.remove(target, options));
+  }
+
+  move(from: FsTarget, to: FsTarget, options?: FsMoveOptions): Promise<FsMoveResult> {
+    return this.upper.gate.shared(() => this.#inner.move(from, to, options));
+  }
+
+  mkdir(target: FsTarget, options?: FsMkdirOptions): Promise<FsMkdirResult> {
+    return this.upper.gate.shared(() => this.#inner.mkdir(target, options));
   }
 
   contains(parent: FsTarget, child: FsTarget): boolean {
