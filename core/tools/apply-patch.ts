@@ -56,7 +56,7 @@ export function applyPatchTool(env: ToolEnv): Tool<ApplyPatchArgs> {
 }
 
 async function runApplyPatch(env: ToolEnv, args: ApplyPatchArgs, call: CallContext): Promise<ToolOutput> {
-  const { fs, ledger } = env;
+  const { ledger } = env;
   const operations = parsePatch(args.input);
   const named = new Map<string, Named>();
   const paths = [...new Set(operations.flatMap((op) => (op.kind === "update" && op.moveTo !== undefined ? [op.path, op.moveTo] : [op.path])))];

@@ -22,7 +22,7 @@ export function deleteTool(env: ToolEnv): Tool<DeleteArgs> {
     name: "delete",
     mutates: true,
     sequenced: true,
-    description: `Delete a file${env.ledger ? " read in this session" : ""}, a symbolic link (not its target) or an empty directory.`,
+    description: `Delete a file${env.ledger ? " (read it first)" : ""}, a symlink (not its target) or an empty directory.`,
     schema: z
       .object({
         path: z
@@ -42,7 +42,7 @@ export function moveTool(env: ToolEnv): Tool<MoveArgs> {
     mutates: true,
     sequenced: false,
     paths: ["from", "to"],
-    description: `Move or rename a file${env.ledger ? " read in this session" : ""} or a directory. The destination must not exist; missing folders are created.`,
+    description: `Move or rename a file${env.ledger ? " (read it first)" : ""} or a directory; the destination must not exist.`,
     schema: z
       .object({
         from: z
