@@ -19,7 +19,7 @@ export async function snapshot(fs: FileSystem, root = fs.cwd): Promise<Record<st
         if (Object.keys(out).length === before) out[`${rel}/`] = null;
       } else if (entry.type === "file") {
         const { bytes } = await fs.readBytes(entry.target, { maxBytes: 1 << 26 });
-        out[rel] = new TextDecoder().decode(bytes);
+        out[rel] = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
       } else out[rel] = `<${entry.type}>`;
     }
   };
