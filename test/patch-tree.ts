@@ -8,7 +8,7 @@ import { createNodeProvider } from "../adapters/node/mod.ts";
 import type { FileSystem } from "../core/mod.ts";
 
 /** Every file under `root` (relative path → text), in path order; an empty directory appears as `path/`: null. */
-export async function snapshot(fs: FileSystem, root = fs.cwd): Promise<Record<string, string | null>> {
+export async function snapshot(fs: FileSystem, root: string = fs.cwd): Promise<Record<string, string | null>> {
   const out: Record<string, string | null> = {};
   const walk = async (dir: string, prefix: string) => {
     for (const entry of await fs.listDir(await fs.resolve(dir))) {
