@@ -107,9 +107,13 @@ async function runApplyPatch(env: ToolEnv, args: ApplyPatchArgs, call: CallConte
 
   // The fence, for every name the patch changes, before the first change (it is asked again at each publication).
   if (call.fence) {
-    for (const change of changes) {
-      await call.fence(file(change.path).target);
-      if (change.kind === "move") await call.fence(file(change.to).target);
+    try {
+      for (const change of changes) {
+        await call.fence(file(change.path).target);
+        if (change.kind === "move") await call.fence(file(change.to).target);
+      }
+    } catch (error) {
+      throw refusedWhole(error);
     }
   }
 
@@ -200,11 +204,7 @@ const VERB = { add: "added", update: "updated", delete: "deleted", move: "moved"
 function partial(changes: readonly PlannedChange[], at: number, done: readonly PatchedFile[], error: unknown, file: (path: string) => Named): unknown {
   const movedOnly = error instanceof MovedNotWritten;
   const cause = movedOnly ? error.reason : error;
-  // Nothing changed at all: the file's own error (its code, for the escalation of a sandbox refusal), saying so.
-  if (at === 0 && !movedOnly) {
-    if (!isFsError(cause)) return cause;
-    return new FsError(cause.code, `The patch was not applied; nothing was changed: ${cause.message}`, { cause, details: cause.details });
-  }
+  if (at === 0 && !movedOnly) return refusedWhole(cause);
   const failing = changes[at] as PlannedChange;
   const name = (c: PlannedChange) => (c.kind === "move" ? `${file(c.path).shown} -> ${file(c.to).shown}` : file(c.path).shown);
   const changed = done.map((f) => ({ path: f.path, operation: f.operation, ...(f.from === undefined ? {} : { from: f.from }) }));
@@ -222,6 +222,12 @@ function partial(changes: readonly PlannedChange[], at: number, done: readonly P
     cause,
     details: { changed, unchanged, failed: file(failing.path).shown, ...(code === undefined ? {} : { failedCode: code }) },
   });
+}
+
+// Nothing changed at all: the file's own error (its code and details, for the escalation of a sandbox refusal), saying so.
+function refusedWhole(error: unknown): unknown {
+  if (!isFsError(error)) return error;
+  return new FsError(error.code, `The patch was not applied; nothing was changed: ${error.message}`, { cause: error, details: error.details });
 }
 
 function output(env: ToolEnv, files: readonly PatchedFile[]): ToolOutput {
