@@ -118,7 +118,14 @@ export const toolsPatchGroup: ConformanceGroup = {
         await subject.probe.writeFile("lib/x.ts", "export const x = 1;\n");
         const k = kit(subject);
         await readAll(k, "old.txt", "lib/x.ts");
-        const input = patch("*** Delete File: old.txt", "*** Update File: lib/x.ts", "*** Move to: src/x.ts", "@@", "-export const x = 1;", "+export const x = 2;");
+        const input = patch(
+          "*** Delete File: old.txt",
+          "*** Update File: lib/x.ts",
+          "*** Move to: src/x.ts",
+          "@@",
+          "-export const x = 1;",
+          "+export const x = 2;",
+        );
         const result = await ok(k, "apply_patch", { input });
         includes(result.content, "D old.txt (+0 -1)", "R lib/x.ts -> src/x.ts (+1 -1)");
         assertEquals(await subject.probe.readFile("old.txt"), undefined);
