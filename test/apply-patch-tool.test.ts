@@ -3,7 +3,7 @@
 // every operation in one patch, a concurrent writer between the check and the publication reported file by
 // file, the ledger kept current, the sandbox, and the guard table of delete and move.
 import { afterEach, describe, expect, test } from "vitest";
-import { createToolkit, encodeUtf8, type FileSystem, type Toolkit, type ToolkitOptions, type ToolResult } from "../core/mod.ts";
+import { builtinTool, createToolkit, encodeUtf8, type FileSystem, type Toolkit, type ToolkitOptions, type ToolResult } from "../core/mod.ts";
 import { SUBJECTS, type Subject, snapshot } from "./patch-tree.ts";
 
 const TOOLS = ["read", "write", "edit", "apply_patch", "delete", "move"] as const;
@@ -189,6 +189,50 @@ describe.each(SUBJECTS)("on $name", ({ make }) => {
     const out = await sandboxed.call("apply_patch", { input: patch("*** Add File: ../outside.txt", "+x") });
     expect(failed(out, "FS_SANDBOX_DENIED")).toContain("outside the writable roots");
     void call;
+  });
+
+  test("a patch the sandbox refused may be retried once with wider access the user approves, for that destination", async () => {
+    const { fs } = setup({ "ws/a.txt": "one\n" });
+    const asked: string[] = [];
+    const kit = createToolkit({
+      fs,
+      workspace: `${fs.cwd}/ws`,
+      tools: [...TOOLS],
+      sandbox: { mode: "workspace-write", approve: async (request) => (asked.push(`${request.tool} ${request.path}`), "allowed-once") },
+    });
+    const input = patch("*** Add File: ../out.txt", "+out");
+    const refused = failed(await kit.call("apply_patch", { input }), "FS_SANDBOX_DENIED");
+    expect(refused).toContain("[escalation] If this write is necessary, retry this exact call once with sandbox_permissions");
+    // Another patch may not ride on that refusal.
+    const other = patch("*** Add File: ../other.txt", "+x");
+    const wrong = await kit.call("apply_patch", { input: other, sandbox_permissions: "full-access", justification: "The user asked for it." });
+    failed(wrong, "TOOL_INVALID_ARGUMENTS");
+    expect((await kit.call("apply_patch", { input })).isError).toBe(true);
+    const retried = await kit.call("apply_patch", { input, sandbox_permissions: "full-access", justification: "The user asked for out.txt." });
+    expect(retried.isError, retried.content).toBe(false);
+    expect(asked).toEqual([`apply_patch ${fs.cwd}/out.txt`]);
+    expect(await snapshot(fs)).toEqual({ "out.txt": "out\n", "ws/a.txt": "one\n" });
+  });
+
+  test("a call's title names the files of its patch; the full title shows the patch", () => {
+    const input = patch(
+      "*** Update File: a.ts",
+      "*** Move to: b.ts",
+      "@@",
+      "-x",
+      "+y",
+      "*** Delete File: c.ts",
+      "*** Add File: d.ts",
+      "+d",
+      "*** Add File: e.ts",
+      "+e",
+    );
+    const tool = builtinTool("apply_patch")!;
+    expect(tool.title({ input }, true)).toBe("apply_patch: update a.ts -> b.ts, delete c.ts, add d.ts and 1 more");
+    expect(tool.title({ input })).toBe(`apply_patch: update a.ts -> b.ts, delete c.ts, add d.ts and 1 more\n${input}`);
+    expect(builtinTool("move")!.title({ from: "a", to: "b" })).toBe("move a to b");
+    expect([tool.kind, builtinTool("delete")!.kind, builtinTool("move")!.kind]).toEqual(["edit", "delete", "move"]);
+    expect(tool.traits).toMatchObject({ readOnly: false, destructive: true, idempotent: false, openWorld: false });
   });
 
   test("delete: a file only at the version read; a directory only when empty; nothing there is not found", async () => {
