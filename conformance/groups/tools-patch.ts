@@ -111,6 +111,26 @@ export const toolsPatchGroup: ConformanceGroup = {
       },
     },
     {
+      name: "apply_patch refuses to delete or move a symbolic link before anything changes; an update edits its target",
+      skip: needsSymlinks,
+      async run(subject) {
+        await subject.probe.writeFile("target.txt", "t\n");
+        await subject.probe.writeFile("a.txt", "a\n");
+        await subject.probe.symlink("target.txt", "link.txt");
+        const k = kit(subject);
+        await readAll(k, "a.txt", "link.txt");
+        const input = patch("*** Update File: a.txt", "@@", "-a", "+A", "*** Delete File: link.txt");
+        const refused = await fails(k, "apply_patch", { input }, "PATCH_REFUSED");
+        includes(refused.content, '"link.txt" is a symbolic link; apply_patch deletes files only, not links (patch line 6)');
+        const moved = await fails(k, "apply_patch", { input: patch("*** Update File: link.txt", "*** Move to: moved.txt") }, "PATCH_REFUSED");
+        includes(moved.content, '"link.txt" is a symbolic link; apply_patch moves files only');
+        assertBytes(await subject.probe.readFile("a.txt"), "a\n");
+        await ok(k, "apply_patch", { input: patch("*** Update File: link.txt", "@@", "-t", "+T") });
+        assertBytes(await subject.probe.readFile("target.txt"), "T\n");
+        assertEquals((await subject.probe.info("link.txt"))?.type, "symlink");
+      },
+    },
+    {
       name: "apply_patch deletes and moves with edits in one patch, and the ledger follows",
       skip: needsMutations,
       async run(subject) {

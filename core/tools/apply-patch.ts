@@ -33,6 +33,8 @@ interface Named {
   /** The text with its BOM as U+FEFF, or undefined when nothing is there. */
   readonly text: string | undefined;
   readonly version: FsVersion | undefined;
+  /** The name is a symbolic link (its text and version are its target's). */
+  readonly link: boolean;
 }
 
 export function applyPatchTool(env: ToolEnv): Tool<ApplyPatchArgs> {
@@ -70,6 +72,22 @@ async function runApplyPatch(env: ToolEnv, args: ApplyPatchArgs, call: CallConte
     return seen?.kind === "present" && seen.version === n.version;
   };
   const problems: PatchProblem[] = [];
+  // The seam deletes and moves a symbolic link itself, and only a file at a version: caught here, not midway.
+  const linked = (n: Named, line: number, what: string) =>
+    problems.push({
+      code: "FS_NOT_REGULAR_FILE",
+      path: n.shown,
+      message: `"${n.shown}" is a symbolic link; apply_patch ${what} files only, not links (patch line ${line})`,
+      details: { path: n.shown, line },
+    });
+  for (const op of operations) {
+    const n = file(op.path);
+    if (op.kind === "delete" && n.link) linked(n, op.line, "deletes");
+    if (op.kind === "update" && op.moveTo !== undefined && file(op.moveTo).target.key !== n.target.key) {
+      if (n.link) linked(n, op.line, "moves");
+      if (file(op.moveTo).link) linked(file(op.moveTo), op.line, "replaces");
+    }
+  }
   if (ledger) {
     for (const op of operations) {
       const n = file(op.path);
@@ -137,9 +155,10 @@ async function inspect(env: ToolEnv, path: string, call: CallContext): Promise<N
   try {
     const { bytes, version } = await env.fs.readBytes(target, { maxBytes: env.limits.editMaxBytes, signal: call.signal });
     const { text, bom } = decodeText(bytes, { path: shown });
-    return { target, shown, text: bom ? `\uFEFF${text}` : text, version };
+    const link = (await env.fs.lstat(target.displayPath, { signal: call.signal }))?.type === "symlink";
+    return { target, shown, text: bom ? `\uFEFF${text}` : text, version, link };
   } catch (error) {
-    if (isFsError(error, "FS_NOT_FOUND")) return { target, shown, text: undefined, version: undefined };
+    if (isFsError(error, "FS_NOT_FOUND")) return { target, shown, text: undefined, version: undefined, link: false };
     if (isFsError(error, "FS_TOO_LARGE")) {
       throw new FsError("FS_TOO_LARGE", `Cannot patch "${shown}": it is larger than ${env.limits.editMaxBytes} bytes, the most apply_patch loads`, {
         cause: error,

@@ -27,8 +27,8 @@ export type PatchErrorCode = (typeof PATCH_ERROR_CODES)[number];
 
 /** One problem found while checking a patch, before anything was changed. */
 export interface PatchProblem {
-  /** A patch code, or the read-before-write rule's (`FS_NOT_OBSERVED`, `FS_STALE_VERSION`) as the apply_patch tool adds it. */
-  readonly code: Exclude<PatchErrorCode, "PATCH_REFUSED" | "PATCH_PARTIALLY_APPLIED"> | "FS_NOT_OBSERVED" | "FS_STALE_VERSION";
+  /** A patch code, or one the apply_patch tool adds: the read-before-write rule's, or a symbolic link it will not delete or move. */
+  readonly code: Exclude<PatchErrorCode, "PATCH_REFUSED" | "PATCH_PARTIALLY_APPLIED"> | "FS_NOT_OBSERVED" | "FS_STALE_VERSION" | "FS_NOT_REGULAR_FILE";
   /** The file it concerns, as the patch names it. */
   readonly path?: string;
   /** The model-facing sentence for this problem alone. */
