@@ -150,6 +150,43 @@ describe.each(SUBJECTS)("on $name", ({ make }) => {
     expect((await kit.call("edit", { path: "f2.txt", old_string: "B", new_string: "BB" })).isError).toBe(false);
   });
 
+  test("a move whose new text could not be written counts as changed, and says so", async () => {
+    subject = make({ "a.txt": "a\n", "lib/x.ts": "x = 1\n", "z.txt": "z\n" });
+    const inner = subject.fs;
+    // Right after the rename, another writer changes the moved file.
+    const fs = new Proxy(inner, {
+      get(target, key) {
+        if (key === "move") {
+          return async (...args: Parameters<FileSystem["move"]>) => {
+            const result = await target.move(...args);
+            await outside(target, "src/x.ts", "x = 100\n");
+            return result;
+          };
+        }
+        const value = Reflect.get(target, key, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const kit = createToolkit({ fs, tools: [...TOOLS] });
+    await readAll(kit, ["a.txt", "lib/x.ts", "z.txt"]);
+    const input = patch(
+      "*** Update File: a.txt",
+      "@@",
+      "-a",
+      "+A",
+      "*** Update File: lib/x.ts",
+      "*** Move to: src/x.ts",
+      "@@",
+      "-x = 1",
+      "+x = 2",
+      "*** Delete File: z.txt",
+    );
+    const content = failed(await kit.call("apply_patch", { input }), "PATCH_PARTIALLY_APPLIED");
+    expect(content.split("\n")[0]).toMatch(/^The patch was applied only in part: lib\/x.ts -> src\/x.ts was moved, but its edits were not written \(/);
+    expect(content.split("\n").slice(1, 3)).toEqual(["Changed: a.txt (updated), lib/x.ts -> src/x.ts (moved).", "Not changed: z.txt."]);
+    expect(await snapshot(inner)).toEqual({ "a.txt": "A\n", "lib/": null, "src/x.ts": "x = 100\n", "z.txt": "z\n" });
+  });
+
   test("the ledger learns every new version: edit, write and a second patch need no new read", async () => {
     const { fs, kit, call } = setup({ "a.txt": "one\n", "b.txt": "bee\n", "c.txt": "sea\n" });
     await readAll(kit, ["a.txt", "b.txt", "c.txt"]);
