@@ -268,6 +268,7 @@ describe.each(SUBJECTS)("on $name", ({ make }) => {
     expect(tool.title({ input }, true)).toBe("apply_patch: update a.ts -> b.ts, delete c.ts, add d.ts and 1 more");
     expect(tool.title({ input })).toBe(`apply_patch: update a.ts -> b.ts, delete c.ts, add d.ts and 1 more\n${input}`);
     expect(builtinTool("move")!.title({ from: "a", to: "b" })).toBe("move a to b");
+    expect(builtinTool("delete")!.title({ path: "a" })).toBe("delete a");
     expect([tool.kind, builtinTool("delete")!.kind, builtinTool("move")!.kind]).toEqual(["edit", "delete", "move"]);
     expect(tool.traits).toMatchObject({ readOnly: false, destructive: true, idempotent: false, openWorld: false });
   });

@@ -194,7 +194,7 @@ export const BUILTIN_TOOLS: Readonly<Record<ToolName, DefinedTool>> = {
     result: { path: text, type: { type: "string", enum: ["file", "directory", "symlink", "other"] } },
     kind: "delete",
     permission: "edit",
-    title: (args) => pathTitle("delete", args),
+    title: (args) => `delete ${string(args, "path") ?? ""}`,
     create: factory(deleteTool),
   },
   move: {
