@@ -29,6 +29,7 @@ import { statGroup } from "./groups/stat.ts";
 import { symlinksGroup } from "./groups/symlinks.ts";
 import { toolsAccessGroup } from "./groups/tools-access.ts";
 import { toolsEditGroup } from "./groups/tools-edit.ts";
+import { toolsPatchGroup } from "./groups/tools-patch.ts";
 import { toolsPolicyGroup } from "./groups/tools-policy.ts";
 import { toolsReadGroup } from "./groups/tools-read.ts";
 import { toolsRootsGroup } from "./groups/tools-roots.ts";
@@ -68,6 +69,7 @@ export {
   symlinksGroup,
   toolsAccessGroup,
   toolsEditGroup,
+  toolsPatchGroup,
   toolsPolicyGroup,
   toolsReadGroup,
   toolsRootsGroup,
@@ -109,6 +111,7 @@ export const toolGroups: readonly ConformanceGroup[] = [
   toolsReadGroup,
   toolsWriteGroup,
   toolsEditGroup,
+  toolsPatchGroup,
   toolsPolicyGroup,
   toolsSandboxGroup,
   toolsAccessGroup,

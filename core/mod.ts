@@ -9,6 +9,7 @@
  */
 export * from "./fs/mod.ts";
 export * from "./text/mod.ts";
+export * from "./text/patch/mod.ts";
 export * from "./search/mod.ts";
 export * from "./policy/mod.ts";
 export * from "./tools/mod.ts";

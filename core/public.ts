@@ -109,6 +109,23 @@ export type {
   OverlayUpper,
 } from "./fs/mod.ts";
 
+// apply_patch's format (OpenAI Codex's): parse a patch, plan it against files' texts, its error family.
+export { isPatchError, PATCH_ERROR_CODES, parsePatch, PatchError, planPatch } from "./text/patch/mod.ts";
+export type {
+  FileDiff,
+  Hunk,
+  HunkLine,
+  PatchErrorCode,
+  PatchErrorDetails,
+  PatchOperation,
+  PatchPlan,
+  PatchProblem,
+  PlannedChange,
+  PlanOptions,
+  ReadPatchedFile,
+} from "./text/patch/mod.ts";
+export type { PatchedFile } from "./tools/mod.ts";
+
 // Text helpers for hosts that read and write through the seam themselves.
 export { decodeText, encodeUtf8 } from "./text/mod.ts";
 export type { DecodedText, DecodeOptions, NotTextReason } from "./text/mod.ts";

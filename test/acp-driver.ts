@@ -214,7 +214,10 @@ export function recordingModel(scriptFile: string = scenarioScript): { model: Mo
 /** The request a model receives first in a `coding` session in `cwd` (default sandbox, bash offered). */
 export async function codingHeaderRequest(cwd: string, options: Partial<AcpAgentOptions> = {}): Promise<ModelRequest> {
   const requests: ModelRequest[] = [];
-  const model: Model = { next: async (request) => (requests.push(request), { text: "ok", toolCalls: [] }) };
+  const model: Model = {
+    ...(options.model?.applyPatch ? { applyPatch: true } : {}),
+    next: async (request) => (requests.push(request), { text: "ok", toolCalls: [] }),
+  };
   const { peer, done } = inProcessAgent({ composition: COMPOSITIONS.coding!, ...options, model });
   await peer.request("initialize", { protocolVersion: 1 });
   const created = await peer.request("session/new", { cwd, mcpServers: [] });

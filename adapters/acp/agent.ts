@@ -87,7 +87,7 @@ export function createAcpAgent(options: AcpAgentOptions): AcpAgent {
   const maxTurnRequests = options.maxTurnRequests ?? 64;
   const mode = options.permissionMode ?? "ask";
   const sessions = new Map<string, Session>();
-  const offered = withOverlay(sessionTools(composition, options.sandbox), options.overlay === true);
+  const offered = withOverlay(sessionTools(composition, options.sandbox, options.model), options.overlay === true);
   for (const note of offered.notes) log(`toolfs acp: ${note}`);
 
   const close = async (): Promise<void> => {

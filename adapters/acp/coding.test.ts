@@ -345,7 +345,7 @@ describe("what the model gets wrong", () => {
     const failed = updates(s.peer.transcript).filter((u) => u.status === "failed");
     expect(failed.map((u) => (u.rawOutput as { error: { code: string } }).error.code)).toEqual(["TOOL_UNKNOWN", "TOOL_INVALID_ARGUMENTS"]);
     const [unknown, malformed] = lastToolResults(fake!);
-    expect(unknown).toBe('Error TOOL_UNKNOWN: Unknown tool "delete_everything"; available: read, write, edit, glob, grep, bash');
+    expect(unknown).toBe('Error TOOL_UNKNOWN: Unknown tool "delete_everything"; available: read, write, edit, delete, move, glob, grep, bash');
     expect(malformed).toBe(
       'Error TOOL_INVALID_ARGUMENTS: Invalid arguments for edit: not a JSON object ("{\\"path\\": \\"greeting.txt\\", \\"old_"). Send the arguments as one JSON object.',
     );
@@ -406,15 +406,28 @@ describe("the coding composition", () => {
   test("its header matches the pinned files, and its README states the size", async () => {
     const request = await codingHeaderRequest(workspace.cwd);
     for (const [name, text] of Object.entries(headerFiles(request, workspace.cwd))) expectPinned(name, text, codingDir);
-    expect(request.tools.map((t) => t.name)).toEqual(["read", "write", "edit", "glob", "grep", "bash"]);
+    expect(request.tools.map((t) => t.name)).toEqual(["read", "write", "edit", "delete", "move", "glob", "grep", "bash"]);
     const { bytes, tokens } = headerSize(request);
     expect(readFileSync(join(codingDir, "README.md"), "utf8")).toContain(`${bytes} bytes, about ${tokens} tokens`);
+  });
+
+  test("a model trained on apply_patch (OpenAI's) is offered it after edit; others are not", async () => {
+    const openai = createOpenAIModel({ model: "gpt-5-codex" });
+    expect(openai.applyPatch).toBe(true);
+    expect(createOpenAIModel({ model: "llama3.1:8b" }).applyPatch).toBeUndefined();
+    const request = await codingHeaderRequest(workspace.cwd, { model: openai });
+    expect(request.tools.map((t) => t.name)).toEqual(["read", "write", "edit", "apply_patch", "delete", "move", "glob", "grep", "bash"]);
+    const scripted = createScriptedModel(parseScript(JSON.stringify({ applyPatch: true, turns: [{ text: "ok" }] })));
+    expect((await codingHeaderRequest(workspace.cwd, { model: scripted })).tools.map((t) => t.name)).toContain("apply_patch");
+    const { bytes } = headerSize(request);
+    // The size with apply_patch, as the closing note of issue 20 reports it.
+    expect(bytes).toBeGreaterThan(headerSize(await codingHeaderRequest(workspace.cwd)).bytes);
   });
 
   test.for(["read-only", "workspace-write"] as const)("under a %s sandbox bash is left out, and the header and the log say so", async (mode) => {
     const lines: string[] = [];
     const request = await codingHeaderRequest(workspace.cwd, { sandbox: { mode }, log: (line) => lines.push(line) });
-    expect(request.tools.map((t) => t.name)).toEqual(["read", "write", "edit", "glob", "grep"]);
+    expect(request.tools.map((t) => t.name)).toEqual(["read", "write", "edit", "delete", "move", "glob", "grep"]);
     const note = `bash is not available: its commands cannot be held to the ${mode} sandbox here (no OS confinement (bubblewrap) was configured)`;
     expect(request.system.endsWith(`\n${note}`)).toBe(true);
     expect(lines).toEqual([`toolfs acp: ${note}`]);

@@ -8,6 +8,8 @@ export interface Composition {
   readonly limits: Partial<ToolLimits>;
   /** The system prompt's first line; `{cwd}` stands for the session's working directory. */
   readonly intro: string;
+  /** Offer `apply_patch` (after `edit`) when the model was trained on it (Model.applyPatch). */
+  readonly applyPatch?: boolean;
 }
 
 /** The compositions `toolfs acp --composition` accepts. */
@@ -21,8 +23,9 @@ export const COMPOSITIONS: Readonly<Record<string, Composition>> = {
   },
   coding: {
     name: "coding",
-    tools: ["read", "write", "edit", "glob", "grep", "bash"],
+    tools: ["read", "write", "edit", "delete", "move", "glob", "grep", "bash"],
     limits: {},
+    applyPatch: true,
     intro:
       "You are a coding agent working in {cwd}; relative paths start there. Change only what the task needs and " +
       "check it with a command when one exists. The user may refuse a change or a command; do not repeat a refused one.",
@@ -46,10 +49,16 @@ export function bashUnder(
 export function sessionTools(
   composition: Composition,
   sandbox: Pick<SandboxOptions, "mode" | "deny" | "readScope" | "confinement"> | undefined,
+  model?: { readonly applyPatch?: boolean } | undefined,
 ): { readonly tools: readonly (ToolName | DefinedTool)[]; readonly notes: readonly string[] } {
+  let tools = composition.tools;
+  if (composition.applyPatch && model?.applyPatch === true && !tools.includes("apply_patch")) {
+    const at = tools.indexOf("edit") + 1;
+    tools = [...tools.slice(0, at), "apply_patch", ...tools.slice(at)];
+  }
   const bash = bashUnder(sandbox);
-  if (bash.offered || !composition.tools.includes("bash")) return { tools: composition.tools, notes: [] };
-  return { tools: composition.tools.filter((t) => t !== "bash"), notes: [bash.reason] };
+  if (bash.offered || !tools.includes("bash")) return { tools, notes: [] };
+  return { tools: tools.filter((t) => t !== "bash"), notes: [bash.reason] };
 }
 
 /** What a model receives before the conversation: the system prompt and the tool schemas. */

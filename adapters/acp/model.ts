@@ -60,6 +60,11 @@ export interface ModelReply {
 
 export interface Model {
   next(request: ModelRequest): Promise<ModelReply>;
+  /**
+   * The model was trained to change code with `apply_patch` (OpenAI's GPT and Codex models): a composition that
+   * says so (`Composition.applyPatch`) offers it that tool.
+   */
+  readonly applyPatch?: boolean;
   /** The context window in tokens, when known: the agent elides old tool output to stay within it. */
   readonly contextWindow?: number;
 }
@@ -95,6 +100,8 @@ export class ModelError extends CodedError<ModelErrorCode> {
 
 /** A replayable conversation: the model's replies, in order. */
 export interface Script {
+  /** Play a model trained on `apply_patch` (Model.applyPatch). */
+  readonly applyPatch?: boolean | undefined;
   readonly turns: readonly {
     readonly text?: string | undefined;
     readonly toolCalls?: readonly { readonly name: string; readonly arguments: Record<string, unknown> }[] | undefined;
@@ -104,6 +111,7 @@ export interface Script {
 
 const scriptSchema: z.ZodType<Script> = z
   .object({
+    applyPatch: z.boolean().optional(),
     turns: z
       .array(
         z
@@ -142,6 +150,7 @@ export function parseScript(text: string): Script {
  */
 export function createScriptedModel(script: Script): Model {
   return {
+    ...(script.applyPatch ? { applyPatch: true } : {}),
     async next({ messages }) {
       const index = messages.filter((m) => m.role === "assistant").length;
       const turn = script.turns[index];

@@ -5,12 +5,15 @@ import { type Model, ModelError, type ModelMessage, type ModelReply, type ModelR
 
 export const OPENAI_BASE_URL = "https://api.openai.com/v1";
 const PROVIDER = "OpenAI-compatible server";
+// OpenAI's models trained on apply_patch, by name (other servers of this protocol serve models that are not).
+const OPENAI_PATCHING = /^(?:openai\/)?(?:gpt-[4-9]|gpt-oss|o[1-9]|codex)/i;
 
 /** A model behind a Chat Completions endpoint (`{baseUrl}/chat/completions`). */
 export function createOpenAIModel(options: HttpDriverOptions): Model {
   const url = endpoint(options.baseUrl ?? OPENAI_BASE_URL, "chat/completions");
   return {
     ...(options.contextWindow === undefined ? {} : { contextWindow: options.contextWindow }),
+    ...(OPENAI_PATCHING.test(options.model) ? { applyPatch: true } : {}),
     async next(request) {
       const response = await postForStream(
         {

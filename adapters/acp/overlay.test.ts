@@ -40,7 +40,7 @@ test("an overlay session keeps writes apart, shows them, undoes the last turn an
   const file = (name: string) => (existsSync(join(workspace.cwd, name)) ? readFileSync(join(workspace.cwd, name), "utf8") : undefined);
 
   expect((await prompt("change a")).result).toEqual({ stopReason: "end_turn" });
-  expect(tools[0]).toEqual(["read", "write", "edit", "glob", "grep"]);
+  expect(tools[0]).toEqual(["read", "write", "edit", "delete", "move", "glob", "grep"]);
   expect(file("a.txt")).toBe("alpha\n");
 
   let reply = said();

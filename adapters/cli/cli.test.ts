@@ -49,6 +49,21 @@ describe("runCli", () => {
     expect(host.stdout).toContain("Edited a.txt: replaced 1 occurrence at line 1");
   });
 
+  test("a built-in tool outside the default list (apply_patch, delete, move) runs when a call names it", async () => {
+    const host = memoryHost({ "a.txt": "one\n", "b.txt": "bee\n" });
+    const input = "*** Begin Patch\n*** Update File: a.txt\n@@\n-one\n+two\n*** End Patch";
+    const argv = ["read", '{"path":"a.txt"}', "apply_patch", JSON.stringify({ input }), "read", '{"path":"b.txt"}', "move", '{"from":"b.txt","to":"c.txt"}'];
+    expect(await runCli(argv, host), host.stdout + host.stderr).toBe(0);
+    expect(host.stdout).toContain("Applied the patch: 1 file changed.\nM a.txt (+1 -1)");
+    expect(host.stdout).toContain("Moved b.txt to c.txt (file).");
+    expect(host.volume.readFileSync("/ws/a.txt", "utf8")).toBe("two\n");
+    expect(host.volume.existsSync("/ws/c.txt")).toBe(true);
+    // Not in the list a session offers unless named.
+    const listed = memoryHost({});
+    await runCli(["tools"], listed);
+    expect(listed.stdout).not.toContain("apply_patch");
+  });
+
   test("a failed call sets a non-zero status and still prints the model's text", async () => {
     const host = memoryHost({ "a.txt": "x\n" });
     expect(await runCli(["edit", '{"path":"a.txt","old_string":"x","new_string":"y"}'], host)).toBe(1);

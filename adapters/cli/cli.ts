@@ -4,6 +4,7 @@
 import {
   approvalText,
   type ApprovalOutcome,
+  builtinTool,
   type ApprovalRequest,
   createFsSpillStore,
   createOverlayProvider,
@@ -13,6 +14,8 @@ import {
   resultText,
   type SandboxOptions,
   type Toolkit,
+  type ToolkitOptions,
+  type ToolName,
 } from "../../core/mod.ts";
 import { runAcp } from "./acp.ts";
 import { oneOf, type OptionSpec, readArgs, SANDBOX_OPTIONS, type SandboxFlags, sandboxFlags, sandboxOptions, stringFlag, UsageError } from "./flags.ts";
@@ -75,7 +78,7 @@ export async function runCli(argv: readonly string[], host: CliHost): Promise<nu
   let kit: Toolkit;
   try {
     sandbox = await sandboxOptions(parsed.flags, host, runner !== undefined);
-    kit = createToolkit({
+    const options: ToolkitOptions = {
       fs,
       workspace: root,
       ...(search ? { search } : {}),
@@ -84,7 +87,16 @@ export async function runCli(argv: readonly string[], host: CliHost): Promise<nu
       ...(parsed.flags.bashEnv.length > 0 ? { bashEnv: parsed.flags.bashEnv } : {}),
       ...(host.home ? { home: host.home } : {}),
       ...(sandbox ? { sandbox: { ...sandbox, ...approver(parsed, host) } } : {}),
+    };
+    kit = createToolkit(options);
+    // A built-in tool outside the default list (apply_patch, delete, move) is registered when a call names it;
+    // one that needs what this session lacks (bash a runner, glob and grep a search) stays out, as before.
+    const asked = [...new Set(parsed.calls.map((call) => call.tool))].filter((name) => {
+      const tool = builtinTool(name);
+      return tool !== undefined && tool.needs === undefined && !kit.tool(name);
     });
+    const extra = asked.filter((name) => !Object.hasOwn(kit.withheld, name)) as ToolName[];
+    if (extra.length > 0) kit = createToolkit({ ...options, tools: [...kit.definitions.map((d) => d.name as ToolName), ...extra] });
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     return usage(host, error.message);

@@ -43,6 +43,7 @@ export const USAGE: string = `Usage:
 ${MCP_USAGE.command}
 
 Runs the calls in order, in one session (a read authorizes a later edit), and prints what the model sees.
+apply_patch, delete and move run when a call names them (toolfs tools lists the default set).
 
 Options:
   --root DIR            workspace and working directory (default: the current directory)

@@ -12,5 +12,5 @@ const harness = {
 await runConformance(harness, () => createDenoSubject(), { prefix: "deno" });
 await runConformance(harness, () => createDenoSubject({ ffi: false }), {
   prefix: "deno-without-ffi",
-  groups: ["write", "version-guard", "symlinks", "race", "mutations", "mutations-race"],
+  groups: ["write", "version-guard", "symlinks", "race", "mutations", "mutations-race", "tool-patch"],
 });

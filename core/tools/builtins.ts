@@ -1,8 +1,10 @@
 // The built-in tools as the registry holds them: each one's factory with its traits, result schema, the kind
 // and permission a client shows and asks under, and how a call is titled and its change foreseen.
 import { applyEdit } from "../text/edit.ts";
+import { applyPatchTool } from "./apply-patch.ts";
 import { bashTool } from "./bash.ts";
 import { type DefinedTool, pathTitle } from "./define.ts";
+import { deleteTool, moveTool } from "./delete-move.ts";
 import { editTool } from "./edit.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
@@ -11,7 +13,7 @@ import type { Tool, ToolEnv } from "./tool.ts";
 import { writeTool } from "./write.ts";
 
 /** The built-in tools' names. */
-export type ToolName = "read" | "write" | "edit" | "glob" | "grep" | "bash";
+export type ToolName = "read" | "write" | "edit" | "glob" | "grep" | "bash" | "apply_patch" | "delete" | "move";
 
 const count = { type: "integer", minimum: 0 } as const;
 const text = { type: "string" } as const;
@@ -22,6 +24,16 @@ const COMMAND_TITLE_CHARS = 2000;
 
 const string = (args: Readonly<Record<string, unknown>>, key: string) => (typeof args[key] === "string" ? (args[key] as string) : undefined);
 const factory = <A>(create: (env: ToolEnv) => Tool<A>) => create as unknown as (env: ToolEnv) => Tool<Record<string, unknown>>;
+
+// The files a patch names, from its header lines, for a title (the patch is parsed only when run).
+function patchFiles(input: string): string[] {
+  const files: string[] = [];
+  for (const match of input.matchAll(/^\s*\*\*\* (Add|Update|Delete) File: *(.+?)\s*$|^\s*\*\*\* Move to: *(.+?)\s*$/gm)) {
+    if (match[3] !== undefined) files[files.length - 1] = `${files.at(-1)} -> ${match[3]}`;
+    else files.push(`${(match[1] as string).toLowerCase()} ${match[2]}`);
+  }
+  return files;
+}
 
 function searchTitle(name: string, args: Readonly<Record<string, unknown>>): string {
   const where = string(args, "path") === undefined ? "" : ` in ${string(args, "path")}`;
@@ -140,6 +152,59 @@ export const BUILTIN_TOOLS: Readonly<Record<ToolName, DefinedTool>> = {
     needs: "search",
     title: (args) => searchTitle("grep", args),
     create: factory(grepTool),
+  },
+  apply_patch: {
+    name: "apply_patch",
+    traits: { title: "Apply patch", readOnly: false, destructive: true, idempotent: false, openWorld: false },
+    result: {
+      files: {
+        type: "array",
+        items: {
+          type: "object",
+          properties: {
+            path: text,
+            operation: { type: "string", enum: ["add", "update", "delete", "move"] },
+            from: text,
+            diff: text,
+            added: count,
+            removed: count,
+          },
+          required: ["path", "operation", "diff", "added", "removed"],
+        },
+      },
+    },
+    kind: "edit",
+    permission: "edit",
+    title: (args, short) => {
+      const input = string(args, "input") ?? "";
+      const files = patchFiles(input);
+      const head =
+        files.length === 0 ? "apply_patch" : `apply_patch: ${files.slice(0, 3).join(", ")}${files.length > 3 ? ` and ${files.length - 3} more` : ""}`;
+      if (short) return head;
+      // The user approves what the title shows: the patch itself, as bash shows its command.
+      const patch =
+        input.length > COMMAND_TITLE_CHARS ? `${input.slice(0, COMMAND_TITLE_CHARS)}… [${input.length - COMMAND_TITLE_CHARS} more characters]` : input;
+      return `${head}\n${patch}`;
+    },
+    create: factory(applyPatchTool),
+  },
+  delete: {
+    name: "delete",
+    traits: { title: "Delete file", readOnly: false, destructive: true, idempotent: false, openWorld: false },
+    result: { path: text, type: { type: "string", enum: ["file", "directory", "symlink", "other"] } },
+    kind: "delete",
+    permission: "edit",
+    title: (args) => `delete ${string(args, "path") ?? ""}`,
+    create: factory(deleteTool),
+  },
+  move: {
+    name: "move",
+    traits: { title: "Move file", readOnly: false, destructive: true, idempotent: false, openWorld: false },
+    result: { from: text, to: text, type: { type: "string", enum: ["file", "directory", "symlink", "other"] } },
+    kind: "move",
+    permission: "edit",
+    title: (args) => `move ${string(args, "from") ?? ""} to ${string(args, "to") ?? ""}`,
+    create: factory(moveTool),
   },
   bash: {
     name: "bash",

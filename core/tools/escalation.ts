@@ -51,14 +51,16 @@ export class Escalations {
     run: (tool: Tool<Record<string, unknown>>, args: Record<string, unknown>, call: CallContext) => Promise<ToolResult>,
   ): Promise<ToolResult> {
     const sandbox = this.#sandbox;
-    const target = call.target ?? (await this.#fs.resolve(String(args.path), { cwd: call.cwd, signal: call.signal }));
+    // A tool without one `path` (apply_patch, move) checks its own paths; its retry is known by its arguments.
+    const target = typeof args.path === "string" ? (call.target ?? (await this.#fs.resolve(args.path, { cwd: call.cwd, signal: call.signal }))) : undefined;
+    const key = target ? target.key : `${tool.name}:${JSON.stringify(args)}`;
     // A write shows the bytes it replaces (its diff), so it may reach only what may be read.
-    call.access?.check(target, "write");
+    if (target) call.access?.check(target, "write");
     let mode = sandbox.mode;
     let fence = rulesFence(this.#fs, rules, mode);
     if (escalation) {
       const denied = this.#denied.get(call.actor);
-      if (!denied || denied.tool !== tool.name || denied.key !== target.key) {
+      if (!denied || denied.tool !== tool.name || denied.key !== key) {
         throw new ToolError(
           "TOOL_INVALID_ARGUMENTS",
           "sandbox_permissions is only valid when retrying, once, a write or edit the sandbox has just refused; call without it",
@@ -88,8 +90,8 @@ export class Escalations {
       const details = error.details;
       this.#denied.set(call.actor, {
         tool: tool.name,
-        key: target.key,
-        destination: typeof details.destination === "string" ? details.destination : target.key,
+        key,
+        destination: typeof details.destination === "string" ? details.destination : typeof details.path === "string" ? details.path : key,
         rule: details.rule as SandboxRule,
         reason: typeof details.reason === "string" ? details.reason : error.message,
       });
@@ -105,14 +107,14 @@ export class Escalations {
     }
   }
 
-  async #approve(tool: string, target: FsTarget, denied: Denial, escalation: Escalation, call: CallContext): Promise<SandboxMode> {
+  async #approve(tool: string, target: FsTarget | undefined, denied: Denial, escalation: Escalation, call: CallContext): Promise<SandboxMode> {
     const approve = this.#sandbox.approve;
     if (!approve) {
       throw new ToolError("TOOL_ESCALATION_UNAVAILABLE", "No one can approve wider sandbox permissions here; nothing was changed");
     }
     const request: ApprovalRequest = {
       tool,
-      path: this.#roots.show(target.displayPath),
+      path: this.#roots.show(target ? target.displayPath : denied.destination),
       destination: denied.destination,
       rule: denied.rule,
       reason: denied.reason,

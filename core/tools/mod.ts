@@ -21,3 +21,5 @@ export { resultJsonSchema, structuredResult, TOOL_TRAITS } from "./traits.ts";
 export type { ToolTraits } from "./traits.ts";
 export { strictToolSchema } from "./strict.ts";
 export type { StrictToolSchema } from "./strict.ts";
+export type { ApplyPatchArgs, PatchedFile } from "./apply-patch.ts";
+export type { DeleteArgs, MoveArgs } from "./delete-move.ts";

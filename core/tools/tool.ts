@@ -125,6 +125,8 @@ export interface Tool<Args = never> {
    * tools on one file run one at a time, in arrival order.
    */
   readonly sequenced?: boolean;
+  /** The arguments that name paths (a root's name and `~` expanded in each); `["path"]` by default. */
+  readonly paths?: readonly string[];
   run(args: Args, call: CallContext): Promise<ToolOutput>;
 }
 

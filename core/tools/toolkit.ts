@@ -12,6 +12,7 @@ import { confinedRunner, type ShellConfinement } from "../process/bubblewrap.ts"
 import { isProcessError } from "../process/errors.ts";
 import type { ProcessRunner } from "../process/types.ts";
 import { isSearchError } from "../search/errors.ts";
+import { isPatchError } from "../text/patch/errors.ts";
 import type { SearchBackend } from "../search/backend.ts";
 import { DEFAULT_BASH_ENV } from "./bash.ts";
 import { BUILTIN_TOOLS, type ToolName } from "./builtins.ts";
@@ -158,7 +159,9 @@ class ToolkitImpl implements Toolkit {
       throwIfAborted(options?.signal);
       const { sandbox_permissions, justification, ...toolArgs } = parsed.data as Record<string, unknown>;
       // A root's name first: `~old/x` in a root named "~old" is that root's, not another user's home.
-      if (typeof toolArgs.path === "string") toolArgs.path = this.#expandHome(this.#roots.resolve(toolArgs.path));
+      for (const key of registered.tool.paths ?? ["path"]) {
+        if (typeof toolArgs[key] === "string") toolArgs[key] = this.#expandHome(this.#roots.resolve(toolArgs[key]));
+      }
       const tool = registered.tool;
       const signal = options?.signal;
       const cwd = options?.cwd === undefined ? this.#workspace : absolute(options.cwd, "cwd");
@@ -326,7 +329,7 @@ function relativeMessage(message: string, details: Record<string, unknown>, root
 }
 
 function failure(error: unknown, roots: WorkspaceRoots): ToolResult {
-  if (isFsError(error) || isSearchError(error) || isProcessError(error) || error instanceof ToolError) {
+  if (isFsError(error) || isSearchError(error) || isProcessError(error) || isPatchError(error) || error instanceof ToolError) {
     const content = relativeMessage(error.message, error.details as Record<string, unknown>, roots);
     return { content, isError: true, meta: {}, error: { name: error.name, code: error.code } };
   }

@@ -2,6 +2,7 @@ import { CodedError } from "../errors/mod.ts";
 import type { FsErrorCode } from "../fs/errors.ts";
 import type { ProcessErrorCode } from "../process/errors.ts";
 import type { SearchErrorCode } from "../search/errors.ts";
+import type { PatchErrorCode } from "../text/patch/errors.ts";
 
 /** What a model sees of a tool: its name, what it does, and the JSON Schema of its arguments. */
 export interface ToolDefinition {
@@ -93,5 +94,5 @@ export interface ToolResult {
   readonly isError: boolean;
   readonly meta: Readonly<Record<string, unknown>>;
   /** On failure: the error's class name and its stable code. */
-  readonly error?: { readonly name: string; readonly code: FsErrorCode | SearchErrorCode | ProcessErrorCode | ToolErrorCode };
+  readonly error?: { readonly name: string; readonly code: FsErrorCode | SearchErrorCode | ProcessErrorCode | PatchErrorCode | ToolErrorCode };
 }

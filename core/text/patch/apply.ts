@@ -1,6 +1,6 @@
 import { quoteInput } from "../../errors/mod.ts";
 import { detectLineEnding, endsWithNewline, type LineEnding } from "../eol.ts";
-import { PatchError, type PatchProblem } from "./errors.ts";
+import { type PatchErrorCode, PatchError, type PatchProblem } from "./errors.ts";
 import type { Hunk, HunkLine } from "./parse.ts";
 import { closestCandidates, FoldedLines, type SeekPass, type SeekResult, seekAll, seekFirst } from "./seek.ts";
 
@@ -35,7 +35,7 @@ export function applyHunks(original: string, hunks: readonly Hunk[], options?: A
   if (result.text === undefined) {
     const [first] = result.problems as [PatchProblem, ...PatchProblem[]];
     const message = result.problems.length === 1 ? first.message : result.problems.map((p) => p.message).join("\n");
-    throw new PatchError(first.code, message, { details: { ...first.details, problems: result.problems } });
+    throw new PatchError(first.code as PatchErrorCode, message, { details: { ...first.details, problems: result.problems } });
   }
   return result.text;
 }

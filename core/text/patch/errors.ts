@@ -16,13 +16,19 @@ export const PATCH_ERROR_CODES = [
   "PATCH_PATH_CONFLICT",
   /** The plan was refused: `details.problems` lists every problem found, each with one of the codes above. */
   "PATCH_REFUSED",
+  /**
+   * The patch was checked whole, but a file changed between the check and its publication (a concurrent
+   * writer): `details.changed` lists the files that changed, `details.unchanged` those that did not.
+   */
+  "PATCH_PARTIALLY_APPLIED",
 ] as const;
 
 export type PatchErrorCode = (typeof PATCH_ERROR_CODES)[number];
 
 /** One problem found while checking a patch, before anything was changed. */
 export interface PatchProblem {
-  readonly code: Exclude<PatchErrorCode, "PATCH_REFUSED">;
+  /** A patch code, or one the apply_patch tool adds: the read-before-write rule's, or a symbolic link it will not delete or move. */
+  readonly code: Exclude<PatchErrorCode, "PATCH_REFUSED" | "PATCH_PARTIALLY_APPLIED"> | "FS_NOT_OBSERVED" | "FS_STALE_VERSION" | "FS_NOT_REGULAR_FILE";
   /** The file it concerns, as the patch names it. */
   readonly path?: string;
   /** The model-facing sentence for this problem alone. */

@@ -10,7 +10,7 @@ export { isPatchError, PATCH_ERROR_CODES, PatchError } from "./errors.ts";
 export type { PatchErrorCode, PatchErrorDetails, PatchProblem } from "./errors.ts";
 export { parsePatch } from "./parse.ts";
 export type { Hunk, HunkLine, PatchOperation } from "./parse.ts";
-export { fileDiff, lexicalKey, planPatch } from "./plan.ts";
+export { fileDiff, lexicalKey, patchRefused, planPatch } from "./plan.ts";
 export type { FileDiff, PatchPlan, PlannedChange, PlanOptions, ReadPatchedFile } from "./plan.ts";
 export { SEEK_PASSES } from "./seek.ts";
 export type { SeekPass } from "./seek.ts";

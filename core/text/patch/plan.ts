@@ -158,15 +158,18 @@ export async function planPatch(operations: readonly PatchOperation[], readFile:
     }
   }
 
-  if (problems.length > 0) {
-    const paths = [...new Set(problems.flatMap((p) => (p.path === undefined ? [] : [p.path])))];
-    const head =
-      problems.length === 1
-        ? "The patch was not applied; nothing was changed: "
-        : `The patch was not applied; nothing was changed. ${problems.length} problems:\n- `;
-    throw new PatchError("PATCH_REFUSED", head + problems.map((p) => p.message).join("\n- "), { details: { problems, paths } });
-  }
+  if (problems.length > 0) throw patchRefused(problems);
   return { changes };
+}
+
+/** PATCH_REFUSED listing every problem, each in its own words; `details.paths` names the files concerned. */
+export function patchRefused(problems: readonly PatchProblem[]): PatchError {
+  const paths = [...new Set(problems.flatMap((p) => (p.path === undefined ? [] : [p.path])))];
+  const head =
+    problems.length === 1
+      ? "The patch was not applied; nothing was changed: "
+      : `The patch was not applied; nothing was changed. ${problems.length} problems:\n- `;
+  return new PatchError("PATCH_REFUSED", head + problems.map((p) => p.message).join("\n- "), { details: { problems, paths } });
 }
 
 function withStyleOf(existing: string, text: string): string {
