@@ -4,33 +4,29 @@ import type { Probe } from "../harness.ts";
 import type { ConformanceGroup, SubjectTraits } from "../suite.ts";
 import { text, under, utf8 } from "../util.ts";
 import { editRounds } from "../worker.ts";
-import { needsMutations } from "./mutations.ts";
 
 const SWAP_ROUNDS = 100;
 const ROUNDS = 200;
 const KILLS = 5;
 
 const needsPinnedMutations = (traits: SubjectTraits): string | undefined =>
-  needsMutations(traits) ??
-  (!traits.races.swapper
+  !traits.races.swapper
     ? "the subject has no directory swapper (races.swapper)"
     : traits.pinnedPublication
       ? undefined
-      : "moves and removals are path-based here (pinnedPublication: false): a rename racing the last check can redirect one outside the fence");
+      : "moves and removals are path-based here (pinnedPublication: false): a rename racing the last check can redirect one outside the fence";
 
-const needsSibling = (traits: SubjectTraits): string | undefined =>
-  needsMutations(traits) ?? (traits.races.sibling ? undefined : "the subject has no second provider (races.sibling)");
+const needsSibling = (traits: SubjectTraits): string | undefined => (traits.races.sibling ? undefined : "the subject has no second provider (races.sibling)");
 
 const needsKillableMovers = (traits: SubjectTraits): string | undefined =>
-  needsMutations(traits) ??
-  (!traits.races.spawn
+  !traits.races.spawn
     ? "the subject cannot start movers in other processes (races.spawn)"
     : traits.detectsDeadWriters
       ? undefined
-      : "the backend cannot tell a killed mover from a live one (detectsDeadWriters: false): its locks go after 30 s");
+      : "the backend cannot tell a killed mover from a live one (detectsDeadWriters: false): its locks go after 30 s";
 
 const needsEditorProcess = (traits: SubjectTraits): string | undefined =>
-  needsMutations(traits) ?? (traits.races.spawn ? undefined : "the subject cannot start editors in other processes (races.spawn)");
+  traits.races.spawn ? undefined : "the subject cannot start editors in other processes (races.spawn)";
 
 // The fence of a workspace: nothing outside `root` may change.
 function workspaceFence(provider: FileSystem, root: FsTarget): FsFence {

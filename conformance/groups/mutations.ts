@@ -6,9 +6,6 @@ import { needsPermissionErrors, needsSymlinks, sleep, under, utf8 } from "../uti
 
 type State = "same version" | "other version" | "missing" | "directory";
 
-/** Every subject carries removals and moves (the overlay since issue 20 item 5). */
-export const needsMutations = (_traits: SubjectTraits): string | undefined => undefined;
-
 /** The overlay's upper holds no symbolic links, so a base symlink can be removed in it but not moved. */
 const movesSymlinks = (traits: SubjectTraits): string | undefined =>
   traits.overlay ? "the overlay's upper holds no symbolic links: it removes a base symlink but cannot move one" : undefined;
@@ -58,7 +55,6 @@ const removeTable: ReadonlyArray<readonly [boolean, State, Outcome]> = [
 function removeCase([guarded, state, outcome]: readonly [boolean, State, Outcome]): ConformanceCase {
   return {
     name: `remove, ${guarded ? "ifVersion" : "no"} guard, ${state}: ${said(outcome)}`,
-    skip: needsMutations,
     async run(subject) {
       const { provider, probe } = subject;
       const version = await seen(subject, "a.txt", state);
@@ -80,7 +76,6 @@ function moveSourceCase([guarded, state, outcome]: readonly [boolean, State, Out
   const outcomeHere = state === "directory" && outcome === "FS_NOT_REGULAR_FILE" && !guarded ? "done" : outcome;
   return {
     name: `move, ${guarded ? "ifVersion" : "no"} guard on the source, ${state}: ${said(outcomeHere)}`,
-    skip: needsMutations,
     async run(subject) {
       const { provider, probe } = subject;
       const version = await seen(subject, "a.txt", state);
@@ -121,7 +116,6 @@ const destinationTable: ReadonlyArray<readonly [Replace, State, Outcome]> = [
 function moveDestinationCase([replace, state, outcome]: readonly [Replace, State, Outcome]): ConformanceCase {
   return {
     name: `move, replace ${replace === "no" ? "not asked" : replace === "any" ? "asked" : "at a version"}, destination ${state}: ${said(outcome)}`,
-    skip: needsMutations,
     async run(subject) {
       const { provider, probe } = subject;
       const version = await seen(subject, "b.txt", state);
@@ -203,7 +197,6 @@ const cases: ConformanceCase[] = [
   },
   {
     name: "remove of an empty directory needs directory: true; a non-empty one fails FS_NOT_EMPTY and keeps its entries",
-    skip: needsMutations,
     async run({ provider, probe }) {
       await probe.mkdir("empty");
       await probe.writeFile("full/keep.txt", "kept");
@@ -216,7 +209,7 @@ const cases: ConformanceCase[] = [
   },
   {
     name: "remove of a symlink removes the link, never its target (a file's or a directory's)",
-    skip: and(needsMutations, needsSymlinks),
+    skip: needsSymlinks,
     async run({ provider, probe }) {
       await probe.writeFile("real.txt", "target");
       await probe.writeFile("real-dir/inside.txt", "inside");
@@ -232,7 +225,7 @@ const cases: ConformanceCase[] = [
   },
   {
     name: "move of a symlink moves the link itself; its target stays where it is",
-    skip: and(needsMutations, needsSymlinks, movesSymlinks),
+    skip: and(needsSymlinks, movesSymlinks),
     async run({ provider, probe }) {
       await probe.writeFile("real.txt", "target");
       await probe.symlink(under(probe.root, "real.txt"), "link.txt");
@@ -246,7 +239,6 @@ const cases: ConformanceCase[] = [
   },
   {
     name: "move of a directory with its contents into another folder, creating that folder's parents when asked",
-    skip: needsMutations,
     async run({ provider, probe }) {
       await probe.writeFile("src/a.txt", "a");
       await probe.writeFile("src/deep/b.txt", "b");
@@ -262,7 +254,6 @@ const cases: ConformanceCase[] = [
   },
   {
     name: "a directory moved onto an existing name fails FS_EXISTS, with or without replace, and nothing changes",
-    skip: needsMutations,
     async run({ provider, probe }) {
       await probe.writeFile("src/a.txt", "a");
       await probe.mkdir("empty");
@@ -283,7 +274,7 @@ const cases: ConformanceCase[] = [
   },
   {
     name: "aliases resolve canonically: through a symlinked folder and '..', the fence sees canonical source and destination",
-    skip: and(needsMutations, needsSymlinks),
+    skip: needsSymlinks,
     async run({ provider, probe }) {
       await probe.writeFile("real/a.txt", "a");
       await probe.writeFile("real/gone.txt", "g");
@@ -303,7 +294,6 @@ const cases: ConformanceCase[] = [
   },
   {
     name: "a fence that refuses the source or the destination leaves everything unchanged",
-    skip: needsMutations,
     async run({ provider, probe }) {
       await probe.writeFile("a.txt", "a");
       await probe.writeFile("b.txt", "b");
@@ -330,7 +320,6 @@ const cases: ConformanceCase[] = [
   },
   {
     name: "versions read before a move or a removal are stale afterwards, also once the name is back; a move's version guards the next write",
-    skip: needsMutations,
     async run({ provider, probe }) {
       await probe.writeFile("a.txt", "a");
       const a = await provider.resolve("a.txt");
@@ -350,7 +339,6 @@ const cases: ConformanceCase[] = [
   },
   {
     name: "names of 240 bytes (é × 120) are created, moved and removed like any other",
-    skip: needsMutations,
     async run({ provider, probe }) {
       await probe.writeFile("a.txt", "a");
       await provider.mkdir(await provider.resolve(NAME_240));
@@ -364,7 +352,7 @@ const cases: ConformanceCase[] = [
   },
   {
     name: "a read-only folder refuses remove and move with FS_PERMISSION_DENIED, and nothing changes",
-    skip: and(needsMutations, needsPermissionErrors, refusesByPermission),
+    skip: and(needsPermissionErrors, refusesByPermission),
     async run({ provider, probe }) {
       await probe.writeFile("locked/a.txt", "a");
       await probe.chmod("locked", 0o555);

@@ -1,12 +1,11 @@
 // apply_patch, delete and move on every subject: the patch checked whole before anything changes, each file's
 // conventions kept, the read-before-write rule for every file touched, the sandbox, and the guard tables of the
-// small tools. Cases that remove or move a file skip a subject that cannot yet (needsMutations).
+// small tools.
 import type { Toolkit } from "../../core/mod.ts";
 import { assertBytes, assertEquals } from "../assert.ts";
 import type { Subject } from "../harness.ts";
-import type { ConformanceGroup, SubjectTraits } from "../suite.ts";
+import type { ConformanceGroup, } from "../suite.ts";
 import { needsSymlinks, sleep } from "../util.ts";
-import { needsMutations } from "./mutations.ts";
 import { fails, includes, ok, toolkit } from "./tools-support.ts";
 
 const TOOLS = ["read", "write", "edit", "apply_patch", "delete", "move"] as const;
@@ -22,11 +21,6 @@ async function changeOutside(subject: Subject, path: string, content: string): P
   await sleep(subject.provider.capabilities.timestampResolutionMs + 5);
   await subject.probe.writeFile(path, content);
 }
-
-const both =
-  (...checks: ((traits: SubjectTraits) => string | undefined)[]) =>
-  (traits: SubjectTraits): string | undefined =>
-    checks.map((check) => check(traits)).find((reason) => reason !== undefined);
 
 export const toolsPatchGroup: ConformanceGroup = {
   name: "tool-patch",
@@ -132,7 +126,6 @@ export const toolsPatchGroup: ConformanceGroup = {
     },
     {
       name: "apply_patch deletes and moves with edits in one patch, and the ledger follows",
-      skip: needsMutations,
       async run(subject) {
         await subject.probe.writeFile("old.txt", "gone\n");
         await subject.probe.writeFile("lib/x.ts", "export const x = 1;\n");
@@ -158,7 +151,6 @@ export const toolsPatchGroup: ConformanceGroup = {
     },
     {
       name: "delete: unread FS_NOT_OBSERVED, changed FS_STALE_VERSION, read succeeds; a directory only when empty",
-      skip: needsMutations,
       async run(subject) {
         await subject.probe.writeFile("a.txt", "a\n");
         await subject.probe.writeFile("full/x.txt", "x\n");
@@ -179,7 +171,7 @@ export const toolsPatchGroup: ConformanceGroup = {
     },
     {
       name: "delete removes a symbolic link itself, without a read; its target stays",
-      skip: both(needsMutations, needsSymlinks),
+      skip: needsSymlinks,
       async run(subject) {
         await subject.probe.writeFile("target.txt", "t\n");
         await subject.probe.symlink("target.txt", "link.txt");
@@ -190,7 +182,6 @@ export const toolsPatchGroup: ConformanceGroup = {
     },
     {
       name: "move: a file only at the version read, never onto an existing name; a directory without a read",
-      skip: needsMutations,
       async run(subject) {
         await subject.probe.writeFile("a.txt", "a\n");
         await subject.probe.writeFile("b.txt", "b\n");
@@ -213,7 +204,6 @@ export const toolsPatchGroup: ConformanceGroup = {
     },
     {
       name: "delete and move are fenced: a protected name is refused and nothing changes",
-      skip: needsMutations,
       async run(subject) {
         await subject.probe.writeFile("a.txt", "a\n");
         await subject.probe.writeFile(".git/HEAD", "ref\n");
