@@ -11,7 +11,7 @@ import { inProcessAgent, root, scenarioWorkspace, type TranscriptEntry } from ".
 import { snapshot } from "../../test/patch-tree.ts";
 import { createMemoryProvider } from "../memory/mod.ts";
 import { createNodeProvider } from "../node/mod.ts";
-import { createEngineBackend, } from "../../core/mod.ts";
+import { createEngineBackend } from "../../core/mod.ts";
 import { type AcpAgentOptions, COMPOSITIONS, createScriptedModel, parseScript } from "./mod.ts";
 
 const dir = join(root, "fixtures/acp/rename-module");

@@ -4,7 +4,7 @@
 import type { Toolkit } from "../../core/mod.ts";
 import { assertBytes, assertEquals } from "../assert.ts";
 import type { Subject } from "../harness.ts";
-import type { ConformanceGroup, } from "../suite.ts";
+import type { ConformanceGroup } from "../suite.ts";
 import { needsSymlinks, sleep } from "../util.ts";
 import { fails, includes, ok, toolkit } from "./tools-support.ts";
 
