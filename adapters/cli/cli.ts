@@ -3,12 +3,14 @@
 // everything runtime-specific arrives through the hosts (host.ts).
 import {
   approvalText,
+  builtinTool,
   type ApprovalOutcome,
   type ApprovalRequest,
   createFsSpillStore,
   createOverlayProvider,
   createOverlaySearchBackend,
   createToolkit,
+  type DefinedTool,
   type OverlayFileSystem,
   resultText,
   type SandboxOptions,
@@ -75,16 +77,28 @@ export async function runCli(argv: readonly string[], host: CliHost): Promise<nu
   let kit: Toolkit;
   try {
     sandbox = await sandboxOptions(parsed.flags, host, runner !== undefined);
-    kit = createToolkit({
-      fs,
-      workspace: root,
-      ...(search ? { search } : {}),
-      ...(search && host.spillDirectory ? { spill: createFsSpillStore(base, host.spillDirectory) } : {}),
-      ...(runner ? { runner } : {}),
-      ...(parsed.flags.bashEnv.length > 0 ? { bashEnv: parsed.flags.bashEnv } : {}),
-      ...(host.home ? { home: host.home } : {}),
-      ...(sandbox ? { sandbox: { ...sandbox, ...approver(parsed, host) } } : {}),
+    const make = (tools?: readonly DefinedTool[]) =>
+      createToolkit({
+        ...(tools ? { tools } : {}),
+        fs,
+        workspace: root,
+        ...(search ? { search } : {}),
+        ...(search && host.spillDirectory ? { spill: createFsSpillStore(base, host.spillDirectory) } : {}),
+        ...(runner ? { runner } : {}),
+        ...(parsed.flags.bashEnv.length > 0 ? { bashEnv: parsed.flags.bashEnv } : {}),
+        ...(host.home ? { home: host.home } : {}),
+        ...(sandbox ? { sandbox: { ...sandbox, ...approver(parsed, host) } } : {}),
+      });
+    kit = make();
+    // A built-in tool named on the command line is offered even when the default list leaves it out (such as
+    // one a model family asks for), if what it needs is there; a withheld one stays withheld, and says why.
+    const needs = { search: search !== undefined, runner: runner !== undefined };
+    const named = parsed.calls.map((call) => call.tool);
+    const extra = named.filter((name, i) => {
+      const tool = builtinTool(name);
+      return named.indexOf(name) === i && tool && !kit.tool(name) && !(name in kit.withheld) && (tool.needs === undefined || needs[tool.needs]);
     });
+    if (extra.length > 0) kit = make([...kit.definitions.map((d) => kit.tool(d.name)!), ...extra.map((name) => builtinTool(name)!)]);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     return usage(host, error.message);
