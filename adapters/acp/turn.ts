@@ -122,13 +122,13 @@ export async function runToolCall(turn: Turn, call: ModelToolCall): Promise<Mode
   const absolute = path === undefined ? undefined : await canonical(session.fs, resolvePath(session.cwd, path), signal);
   const locations: acp.ToolCallLocation[] = absolute === undefined ? [] : [{ path: absolute }];
   const leads = absolute !== undefined && absolute !== resolvePath(session.cwd, path!) ? `, which leads to ${absolute}` : "";
-  // In the order the fields have always gone on the wire, which the pinned transcripts show.
   const kind = tool && call.invalidArguments === undefined ? tool.permission : undefined;
   // A call that changes files (any tool asked about as an edit): every file it names, the patch it carries,
   // and their text now, to show the change before and after it runs.
   const changes = kind === "edit" && !tool!.traits.readOnly;
   const touched = changes ? await Promise.all(namedPaths(args).map((p) => canonical(session.fs, resolvePath(session.cwd, p), signal))) : [];
   for (const other of touched) if (other !== absolute && !locations.some((l) => l.path === other)) locations.push({ path: other });
+  // In the order the fields have always gone on the wire, which the pinned transcripts show.
   const announce = (status: acp.ToolCallStatus, content?: readonly acp.ToolCallContent[]): acp.ToolCall => ({
     toolCallId: call.id,
     title: `${named ? named.title(args) : pathTitle(call.name, args)}${leads}`,
