@@ -2,8 +2,9 @@
 import type * as acp from "@agentclientprotocol/sdk";
 
 /**
- * `ask`: every write, edit and bash call is put to the user. `allow-edits`: writes and edits run unasked,
- * commands are put to the user. `allow-all`: nothing is asked.
+ * By the permission each tool's record states (`edit` or `execute`), never by its name. `ask`: every such call
+ * (write, edit, a patch, a delete or move, bash, a host's tool) is put to the user. `allow-edits`: file changes
+ * run unasked, commands are put to the user. `allow-all`: nothing is asked.
  */
 export type PermissionMode = "ask" | "allow-edits" | "allow-all";
 

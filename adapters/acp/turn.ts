@@ -4,7 +4,6 @@ import * as acp from "@agentclientprotocol/sdk";
 import {
   builtinTool,
   type ContentPart,
-  decodeText,
   type DefinedTool,
   type FileSystem,
   pathTitle,
@@ -13,6 +12,7 @@ import {
   type Toolkit,
   type ToolResult,
 } from "../../core/mod.ts";
+import { carriedPatch, changedFiles, filesContent, namedPaths, patchContent, type Snapshot, snapshot, snapshots } from "./changes.ts";
 import type { RequestHeader } from "./composition.ts";
 import { type BudgetState, fitContext, requestBytes } from "./context.ts";
 import type { Model, ModelMessage, ModelToolCall } from "./model.ts";
@@ -57,9 +57,6 @@ export interface TurnUsage {
   inContext: number;
   reported: boolean;
 }
-
-// Files larger than this are not loaded to show a diff; the tool's own result text stands in.
-const DIFF_MAX_BYTES = 1024 * 1024;
 
 /** Runs one prompt turn to its stop reason: model steps and their tool calls, until no tool is called. */
 export async function runTurn(turn: Turn, text: string, maxRequests: number): Promise<{ stopReason: acp.StopReason; usage: TurnUsage }> {
@@ -114,9 +111,6 @@ export async function runTurn(turn: Turn, text: string, maxRequests: number): Pr
   return end(signal.aborted ? "cancelled" : "max_turn_requests");
 }
 
-/** A file's text before a write or edit, to show the change as a diff. */
-export type Snapshot = { readonly state: "absent" } | { readonly state: "text"; readonly text: string } | { readonly state: "unknown" };
-
 export async function runToolCall(turn: Turn, call: ModelToolCall): Promise<ModelMessage> {
   const { session, update, signal } = turn;
   const args = (typeof call.arguments === "object" && call.arguments !== null ? call.arguments : {}) as Record<string, unknown>;
@@ -128,23 +122,32 @@ export async function runToolCall(turn: Turn, call: ModelToolCall): Promise<Mode
   const absolute = path === undefined ? undefined : await canonical(session.fs, resolvePath(session.cwd, path), signal);
   const locations: acp.ToolCallLocation[] = absolute === undefined ? [] : [{ path: absolute }];
   const leads = absolute !== undefined && absolute !== resolvePath(session.cwd, path!) ? `, which leads to ${absolute}` : "";
+  const kind = tool && call.invalidArguments === undefined ? tool.permission : undefined;
+  // A call that changes files (any tool asked about as an edit): every file it names, the patch it carries,
+  // and their text now, to show the change before and after it runs.
+  const changes = kind === "edit" && !tool!.traits.readOnly;
+  const touched = changes ? await Promise.all(namedPaths(args).map((p) => canonical(session.fs, resolvePath(session.cwd, p), signal))) : [];
+  for (const other of touched) if (other !== absolute && !locations.some((l) => l.path === other)) locations.push({ path: other });
   // In the order the fields have always gone on the wire, which the pinned transcripts show.
-  const announce = (status: acp.ToolCallStatus, content?: acp.ToolCallContent): acp.ToolCall => ({
+  const announce = (status: acp.ToolCallStatus, content?: readonly acp.ToolCallContent[]): acp.ToolCall => ({
     toolCallId: call.id,
     title: `${named ? named.title(args) : pathTitle(call.name, args)}${leads}`,
     kind: named?.kind ?? "other",
     status,
     rawInput: call.invalidArguments ?? call.arguments,
-    ...(absolute === undefined ? {} : { locations }),
-    ...(content ? { content: [content] } : {}),
+    ...(locations.length === 0 ? {} : { locations }),
+    ...(content && content.length > 0 ? { content: [...content] } : {}),
   });
-  const kind = tool && call.invalidArguments === undefined ? tool.permission : undefined;
   const diffs = absolute !== undefined && tool?.preview !== undefined;
-  const before: Snapshot | undefined = diffs ? await snapshot(session.fs, absolute, signal) : undefined;
+  const watched = changes ? await snapshots(session.fs, touched, signal) : undefined;
+  const before: Snapshot | undefined = diffs ? (watched?.get(absolute) ?? (await snapshot(session.fs, absolute, signal))) : undefined;
 
   // A kind the user allowed "always" runs like one the mode never asks about: in progress from the start.
   if (kind !== undefined && asks(turn.mode, kind) && session.remembered.get(kind) !== "allow") {
-    const preview = before && absolute && tool ? proposedDiff(tool, args, absolute, before) : undefined;
+    const diff = before && absolute && tool ? proposedDiff(tool, args, absolute, before) : undefined;
+    const patch = changes ? carriedPatch(args) : undefined;
+    // The user approves what they see: the foreseen diff, else the patch as the model sent it.
+    const preview = diff ? [diff] : patch !== undefined ? [patchContent(patch)] : undefined;
     await update({ sessionUpdate: "tool_call", ...announce("pending", preview) });
     const decision = await permission(turn, call, kind, announce("pending", preview));
     if (!decision.run) {
@@ -166,7 +169,13 @@ export async function runToolCall(turn: Turn, call: ModelToolCall): Promise<Mode
       : invalidArguments(call);
   let content: acp.ToolCallContent[] = [textContent(result.content), ...(result.parts ?? []).map(acpPart)];
   let finalLocations: acp.ToolCallLocation[] | undefined;
-  if (!result.isError && before && absolute) {
+  const files = !result.isError && watched ? changedFiles(result.meta) : undefined;
+  if (files && watched) {
+    // A result that lists its files (a patch, a delete, a move): one diff per file.
+    const shown = await filesContent(session.fs, session.cwd, files, watched, (p) => canonical(session.fs, p, signal), signal);
+    content = [...shown.content, ...(result.parts ?? []).map(acpPart)];
+    if (shown.locations.length > 0) finalLocations = shown.locations;
+  } else if (!result.isError && before && absolute) {
     const after = await snapshot(session.fs, absolute, signal);
     if (after.state === "text" && before.state !== "unknown") {
       content = [{ type: "diff", path: absolute, oldText: before.state === "text" ? before.text : null, newText: after.text }];
@@ -218,26 +227,14 @@ export async function runAs<T>(session: Session, client: acp.AgentContext, callI
   }
 }
 
-export async function snapshot(fs: FileSystem, path: string, signal: AbortSignal): Promise<Snapshot> {
-  try {
-    const target = await fs.resolve(path, { signal });
-    const info = await fs.stat(target, { signal });
-    if (info === undefined) return { state: "absent" };
-    if (info.type !== "file") return { state: "unknown" };
-    const { bytes } = await fs.readBytes(target, { maxBytes: DIFF_MAX_BYTES, signal });
-    return { state: "text", text: decodeText(bytes).text };
-  } catch {
-    // Too large, not text, unreadable: the result's own text describes the change instead.
-    return { state: "unknown" };
-  }
-}
-
 /** The change a call would make (the tool's preview), shown with the permission request; undefined when it cannot be foreseen. */
 export function proposedDiff(tool: DefinedTool, args: Record<string, unknown>, path: string, before: Snapshot): acp.ToolCallContent | undefined {
   if (before.state === "unknown") return undefined;
   const oldText = before.state === "text" ? before.text : null;
   const newText = tool.preview?.(oldText, args, path);
-  return newText === undefined ? undefined : { type: "diff", path, oldText, newText };
+  if (newText === undefined) return undefined;
+  // A removal is a diff to nothing; ACP's newText is a string, so `_meta` says the file goes.
+  return newText === null ? { type: "diff", path, oldText, newText: "", _meta: { toolfs: { operation: "delete" } } } : { type: "diff", path, oldText, newText };
 }
 
 export function invalidArguments(call: ModelToolCall): ToolResult {

@@ -2,7 +2,8 @@
  * The toolkit as an AI SDK (`ai` 7) ToolSet, for `generateText`, `streamText` and `ToolLoopAgent`. Each tool
  * keeps the toolkit's description and JSON Schema; the toolkit judges the arguments; the abort signal reaches
  * the running call; the model reads the text, and the tool result keeps `meta` (paths, matches, diff) and the
- * error code for UIs. Also the other way round: `createAiSdkModel` makes any AI SDK language model the ACP
+ * error code for UIs; each tool's metadata carries its traits and the permission it is asked under (`edit`,
+ * `execute`), for a host's `toolApproval`. Also the other way round: `createAiSdkModel` makes any AI SDK language model the ACP
  * agent's model. `ai` is an optional peer dependency, loaded only by this entry point.
  *
  * @module
@@ -28,7 +29,8 @@ export function createAiToolSet(toolkit: Toolkit, options?: AiToolSetOptions): T
   const actor = options?.actor ?? Symbol("toolfs AI SDK tool set");
   const tools: ToolSet = {};
   for (const definition of toolkit.definitions) {
-    const traits = toolkit.tool(definition.name)!.traits;
+    const registered = toolkit.tool(definition.name)!;
+    const traits = registered.traits;
     tools[definition.name] = tool({
       description: definition.description,
       // No validator: the toolkit validates and answers bad arguments with a coded result the model can fix.
@@ -36,7 +38,17 @@ export function createAiToolSet(toolkit: Toolkit, options?: AiToolSetOptions): T
       execute: (input, { abortSignal }) =>
         toolkit.call(definition.name, input, { actor, ...(abortSignal ? { signal: abortSignal } : {}), ...(options?.cwd ? { cwd: options.cwd } : {}) }),
       toModelOutput: ({ output }: { output: AiToolOutput }) => modelOutput(output),
-      metadata: { source: "toolfs", title: traits.title, readOnly: traits.readOnly },
+      // What a host's `toolApproval` (generateText, streamText, ToolLoopAgent) decides by: no tool-level
+      // needsApproval, which AI SDK 7 deprecates and which would stop every loop at each write.
+      metadata: {
+        source: "toolfs",
+        title: traits.title,
+        readOnly: traits.readOnly,
+        destructive: traits.destructive,
+        idempotent: traits.idempotent,
+        openWorld: traits.openWorld,
+        ...(registered.permission ? { permission: registered.permission } : {}),
+      },
     });
   }
   return tools;

@@ -3,7 +3,7 @@
 import { NdjsonPeer, nodeRuntime } from "../../test/acp-driver.ts";
 import { describe, expect, test } from "vitest";
 import { createMemoryProvider, createMemoryVolume } from "../memory/mod.ts";
-import { DEFAULT_BASH_ENV } from "../../core/mod.ts";
+import { builtinTool, DEFAULT_BASH_ENV, TOOL_TRAITS } from "../../core/mod.ts";
 import { memoryRuntime } from "../mcp/support.ts";
 import type { ToolfsMcpSession } from "../mcp/mod.ts";
 import { type AcpHost, type CliHost, runCli } from "./cli.ts";
@@ -38,6 +38,16 @@ describe("runCli", () => {
     const host = memoryHost({ "a.txt": "hello\n" });
     expect(await runCli(["read", '{"path":"a.txt"}'], host)).toBe(0);
     expect(host.stdout).toBe("1: hello\n\n(End of file: 1 line.)\n");
+  });
+
+  test("every built-in tool whose needs are met runs when named, in the default list or not", async () => {
+    for (const name of Object.keys(TOOL_TRAITS)) {
+      // This host has neither a search backend nor a runner.
+      if (builtinTool(name)!.needs !== undefined) continue;
+      const host = memoryHost({ "a.txt": "hello\n" });
+      await runCli([name, "{}", "--json"], host);
+      expect(JSON.parse(host.stdout).error?.code, name).not.toBe("TOOL_UNKNOWN");
+    }
   });
 
   test("calls share one session: a read authorizes the edit that follows", async () => {

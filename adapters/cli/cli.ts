@@ -10,12 +10,11 @@ import {
   createOverlayProvider,
   createOverlaySearchBackend,
   createToolkit,
+  type DefinedTool,
   type OverlayFileSystem,
   resultText,
   type SandboxOptions,
   type Toolkit,
-  type ToolkitOptions,
-  type ToolName,
 } from "../../core/mod.ts";
 import { runAcp } from "./acp.ts";
 import { oneOf, type OptionSpec, readArgs, SANDBOX_OPTIONS, type SandboxFlags, sandboxFlags, sandboxOptions, stringFlag, UsageError } from "./flags.ts";
@@ -78,25 +77,28 @@ export async function runCli(argv: readonly string[], host: CliHost): Promise<nu
   let kit: Toolkit;
   try {
     sandbox = await sandboxOptions(parsed.flags, host, runner !== undefined);
-    const options: ToolkitOptions = {
-      fs,
-      workspace: root,
-      ...(search ? { search } : {}),
-      ...(search && host.spillDirectory ? { spill: createFsSpillStore(base, host.spillDirectory) } : {}),
-      ...(runner ? { runner } : {}),
-      ...(parsed.flags.bashEnv.length > 0 ? { bashEnv: parsed.flags.bashEnv } : {}),
-      ...(host.home ? { home: host.home } : {}),
-      ...(sandbox ? { sandbox: { ...sandbox, ...approver(parsed, host) } } : {}),
-    };
-    kit = createToolkit(options);
-    // A built-in tool outside the default list (apply_patch, delete, move) is registered when a call names it;
-    // one that needs what this session lacks (bash a runner, glob and grep a search) stays out, as before.
-    const asked = [...new Set(parsed.calls.map((call) => call.tool))].filter((name) => {
+    const make = (tools?: readonly DefinedTool[]) =>
+      createToolkit({
+        ...(tools ? { tools } : {}),
+        fs,
+        workspace: root,
+        ...(search ? { search } : {}),
+        ...(search && host.spillDirectory ? { spill: createFsSpillStore(base, host.spillDirectory) } : {}),
+        ...(runner ? { runner } : {}),
+        ...(parsed.flags.bashEnv.length > 0 ? { bashEnv: parsed.flags.bashEnv } : {}),
+        ...(host.home ? { home: host.home } : {}),
+        ...(sandbox ? { sandbox: { ...sandbox, ...approver(parsed, host) } } : {}),
+      });
+    kit = make();
+    // A built-in tool named on the command line is offered even when the default list leaves it out (such as
+    // one a model family asks for), if what it needs is there; a withheld one stays withheld, and says why.
+    const needs = { search: search !== undefined, runner: runner !== undefined };
+    const named = parsed.calls.map((call) => call.tool);
+    const extra = named.filter((name, i) => {
       const tool = builtinTool(name);
-      return tool !== undefined && tool.needs === undefined && !kit.tool(name);
+      return named.indexOf(name) === i && tool && !kit.tool(name) && !(name in kit.withheld) && (tool.needs === undefined || needs[tool.needs]);
     });
-    const extra = asked.filter((name) => !Object.hasOwn(kit.withheld, name)) as ToolName[];
-    if (extra.length > 0) kit = createToolkit({ ...options, tools: [...kit.definitions.map((d) => d.name as ToolName), ...extra] });
+    if (extra.length > 0) kit = make([...kit.definitions.map((d) => kit.tool(d.name)!), ...extra.map((name) => builtinTool(name)!)]);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     return usage(host, error.message);

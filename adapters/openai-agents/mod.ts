@@ -105,7 +105,10 @@ export interface ToolfsEditorOptions {
 /**
  * An Editor for `applyPatchTool`: creates publish without replacing anything, updates replace the file only
  * if it is still the version the diff was applied to, both keep the file's BOM and line endings, and every
- * write passes the sandbox fence. The seam cannot delete or rename, so those operations fail and say so.
+ * change passes the sandbox fence. An update with `moveTo` is published at the source and then moved (never
+ * over an existing destination) only if it is still the version just written; a refused move restores the
+ * source's bytes, so the file is either updated and moved or unchanged. A delete removes a file or a symlink
+ * itself, never a folder: the SDK reads nothing before a delete, so there is no version to guard it with.
  */
 export function createToolfsEditor(options: ToolfsEditorOptions): Editor {
   const { fs } = options;
@@ -138,21 +141,38 @@ export function createToolfsEditor(options: ToolfsEditorOptions): Editor {
       }
     },
     async updateFile(operation) {
-      if (operation.moveTo !== undefined) return failed(`Cannot move ${operation.path} to ${operation.moveTo}: this editor cannot rename files`);
       try {
         const target = await fs.resolve(operation.path, { cwd: workspace });
+        const destination = operation.moveTo === undefined ? undefined : await fs.resolve(operation.moveTo, { cwd: workspace });
         const { bytes, version } = await fs.readBytes(target, { maxBytes });
         const { text, bom } = decodeText(bytes, { path: target.displayPath });
         const eol = detectLineEnding(text);
         const next = applyLineEnding(applyDiff(normalizeLineEndings(text), operation.diff), eol);
-        await fs.write(target, withUtf8Bom(encodeUtf8(next), bom), { guard: { kind: "replaceIfVersion", version }, fence: await fence() });
-        return { status: "completed", output: `Updated ${shown(target.displayPath)}` };
+        const fenced = await fence();
+        const written = await fs.write(target, withUtf8Bom(encodeUtf8(next), bom), { guard: { kind: "replaceIfVersion", version }, fence: fenced });
+        if (destination === undefined) return { status: "completed", output: `Updated ${shown(target.displayPath)}` };
+        try {
+          await fs.move(target, destination, { guard: { kind: "ifVersion", version: written.version }, parents: true, fence: fenced });
+        } catch (error) {
+          // Undone only while the source is still what this editor wrote; a newer writer's bytes are kept.
+          await fs.write(target, bytes, { guard: { kind: "replaceIfVersion", version: written.version }, fence: fenced }).catch(() => undefined);
+          if (isFsError(error, "FS_EXISTS")) return failed(`Cannot move ${operation.path} to ${operation.moveTo}: it already exists; nothing was changed`);
+          return failed(error);
+        }
+        return { status: "completed", output: `Updated ${shown(target.displayPath)} and moved it to ${shown(destination.displayPath)}` };
       } catch (error) {
         return failed(error);
       }
     },
     async deleteFile(operation) {
-      return failed(`Cannot delete ${operation.path}: this editor cannot delete files`);
+      try {
+        const target = await fs.resolve(operation.path, { cwd: workspace });
+        await fs.remove(target, { fence: await fence() });
+        return { status: "completed", output: `Deleted ${shown(target.displayPath)}` };
+      } catch (error) {
+        if (isFsError(error, "FS_NOT_FOUND")) return failed(`Cannot delete ${operation.path}: it does not exist`);
+        return failed(error);
+      }
     },
   };
 }

@@ -114,7 +114,7 @@ describe("createToolfsEditor", () => {
     expect(volume.readFileSync("/ws/race.txt", "utf8")).toBe("someone else\n");
   });
 
-  test("writes pass the sandbox fence; delete and move are refused and change nothing", async () => {
+  test("writes pass the sandbox fence", async () => {
     const { fs, volume } = setup();
     volume.mkdirSync("/elsewhere", { recursive: true });
     const editor = createToolfsEditor({ fs });
@@ -122,12 +122,43 @@ describe("createToolfsEditor", () => {
     expect(outside).toMatchObject({ status: "failed" });
     expect((outside as { output: string }).output).toContain("[sandbox: workspace-write]");
     expect(volume.existsSync("/elsewhere/x.txt")).toBe(false);
+  });
+
+  test("deletes a file through the fence; a missing file, a folder and a file outside are refused and kept", async () => {
+    const { fs, volume } = setup({ "a.txt": "alpha\n", "dir/b.txt": "beta\n" });
+    volume.mkdirSync("/elsewhere", { recursive: true });
+    volume.writeFileSync("/elsewhere/x.txt", "x\n");
+    const editor = createToolfsEditor({ fs });
+    expect(await editor.deleteFile({ type: "delete_file", path: "a.txt" }, context)).toEqual({ status: "completed", output: "Deleted a.txt" });
+    expect(volume.existsSync("/ws/a.txt")).toBe(false);
     expect(await editor.deleteFile({ type: "delete_file", path: "a.txt" }, context)).toEqual({
       status: "failed",
-      output: "Cannot delete a.txt: this editor cannot delete files",
+      output: "Cannot delete a.txt: it does not exist",
     });
-    expect(await editor.updateFile({ type: "update_file", path: "a.txt", diff: "", moveTo: "b.txt" }, context)).toMatchObject({ status: "failed" });
-    expect(volume.readFileSync("/ws/a.txt", "utf8")).toBe("alpha\n");
+    expect(await editor.deleteFile({ type: "delete_file", path: "dir" }, context)).toMatchObject({ status: "failed" });
+    expect(volume.readFileSync("/ws/dir/b.txt", "utf8")).toBe("beta\n");
+    const outside = await editor.deleteFile({ type: "delete_file", path: "/elsewhere/x.txt" }, context);
+    expect((outside as { output: string }).output).toContain("[sandbox: workspace-write]");
+    expect(volume.readFileSync("/elsewhere/x.txt", "utf8")).toBe("x\n");
+  });
+
+  test("an update with moveTo is updated and moved, into new folders; refused, it changes nothing", async () => {
+    const { fs, volume } = setup({ "a.txt": "alpha\n", "taken.txt": "mine\n" });
+    volume.mkdirSync("/elsewhere", { recursive: true });
+    const editor = createToolfsEditor({ fs });
+    const diff = "@@\n-alpha\n+ALPHA\n";
+    for (const moveTo of ["taken.txt", "/elsewhere/a.txt"]) {
+      expect(await editor.updateFile({ type: "update_file", path: "a.txt", diff, moveTo }, context)).toMatchObject({ status: "failed" });
+      expect(volume.readFileSync("/ws/a.txt", "utf8")).toBe("alpha\n");
+    }
+    expect(volume.readFileSync("/ws/taken.txt", "utf8")).toBe("mine\n");
+    expect(volume.existsSync("/elsewhere/a.txt")).toBe(false);
+    expect(await editor.updateFile({ type: "update_file", path: "a.txt", diff, moveTo: "src/b.txt" }, context)).toEqual({
+      status: "completed",
+      output: "Updated a.txt and moved it to src/b.txt",
+    });
+    expect(volume.existsSync("/ws/a.txt")).toBe(false);
+    expect(volume.readFileSync("/ws/src/b.txt", "utf8")).toBe("ALPHA\n");
   });
 
   test("the fence protects .git as the toolkit's does: the root's, a nested repository's, and a gitdir: file's target", async () => {

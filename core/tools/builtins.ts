@@ -195,6 +195,8 @@ export const BUILTIN_TOOLS: Readonly<Record<ToolName, DefinedTool>> = {
     kind: "delete",
     permission: "edit",
     title: (args) => `delete ${string(args, "path") ?? ""}`,
+    // Nothing is left: a client shows the file going away.
+    preview: () => null,
     create: factory(deleteTool),
   },
   move: {

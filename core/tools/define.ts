@@ -43,9 +43,9 @@ export interface DefinedTool {
   title(args: Readonly<Record<string, unknown>>, short?: boolean): string;
   /**
    * The text of the file at `args.path` after the call, foreseen from its text before (null: absent), to show
-   * the change before it is made; undefined when it cannot be foreseen.
+   * the change before it is made; null when the call removes the file; undefined when it cannot be foreseen.
    */
-  preview?(before: string | null, args: Readonly<Record<string, unknown>>, path: string): string | undefined;
+  preview?(before: string | null, args: Readonly<Record<string, unknown>>, path: string): string | null | undefined;
   /** Builds the tool for one toolkit. */
   create(env: ToolEnv): Tool<Record<string, unknown>>;
 }
