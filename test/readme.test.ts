@@ -94,6 +94,31 @@ test("the README's first command runs the CLI on this directory", () => {
   expect(output).toContain("Continue with offset=13.");
 });
 
+test("the README's apply_patch, delete and move lines run as printed", () => {
+  const dir = mkdtempSync(join(tmpdir(), "toolfs-readme-patch-"));
+  try {
+    mkdirSync(join(dir, "src"));
+    mkdirSync(join(dir, "docs"));
+    writeFileSync(join(dir, "src/app.ts"), "retries = 3\n");
+    writeFileSync(join(dir, "old.ts"), "old\n");
+    writeFileSync(join(dir, "docs/a.md"), "a\n");
+    for (const tool of ["apply_patch", "delete"]) {
+      const line = new RegExp(`^npx (toolfs .+ ${tool} '.+?')\\s+#`, "m").exec(readme)?.[1];
+      expect(line, tool).toBeDefined();
+      const args = line!
+        .slice("toolfs ".length)
+        .match(/'[^']*'|\S+/g)!
+        .map((a) => a.replace(/^'|'$/g, ""));
+      execFileSync(process.execPath, [join(root, "dist/cli.js"), "--root", dir, ...args], { encoding: "utf8" });
+    }
+    expect(readFileSync(join(dir, "src/main.ts"), "utf8")).toBe("retries = 5\n");
+    expect(existsSync(join(dir, "src/app.ts")) || existsSync(join(dir, "old.ts")) || existsSync(join(dir, "docs"))).toBe(false);
+    expect(readFileSync(join(dir, "guide/a.md"), "utf8")).toBe("a\n");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("the README's sandboxed bash line lists the workspace and reports both writes refused, where bubblewrap works", async (context) => {
   const line = /^npx (toolfs bash '.+?' --sandbox workspace-write)\s+#/m.exec(readme)?.[1];
   expect(line).toBeDefined();
