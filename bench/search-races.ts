@@ -36,7 +36,7 @@ export async function measureSearchRaces(create: CreateSubject, runs: number, fi
       }
       let leaked: SearchRaceRun["leaked"] = "pass";
       try {
-        await testCase.run(wrapped);
+        await testCase.run(wrapped, { stress: 1, rounds: (count) => count });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         const counted = /(\d+) of \d+ results showed/.exec(message);

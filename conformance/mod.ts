@@ -48,7 +48,7 @@ export { appendRounds, editRounds, parseWorkerJob, runWorkerJob } from "./worker
 export type { WorkerChannel } from "./worker.ts";
 export { CONFORMANCE_ERROR_CODES, ConformanceError, type ConformanceErrorCode, isConformanceError } from "./errors.ts";
 export { registerGroups } from "./suite.ts";
-export type { ConformanceCase, ConformanceGroup, ConformanceOptions, ConformanceReport, SubjectTraits } from "./suite.ts";
+export type { CaseContext, ConformanceCase, ConformanceGroup, ConformanceOptions, ConformanceReport, SubjectTraits } from "./suite.ts";
 export {
   abortGroup,
   capabilitiesGroup,

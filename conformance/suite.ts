@@ -7,7 +7,15 @@ export interface ConformanceCase {
   readonly name: string;
   /** The reason this case does not apply to this subject; undefined when it does. */
   readonly skip?: (traits: SubjectTraits) => string | undefined;
-  run(subject: Subject): Promise<void>;
+  run(subject: Subject, context: CaseContext): Promise<void>;
+}
+
+/** What a case is told about the run: how hard to press its stress loops. */
+export interface CaseContext {
+  /** The run's stress factor (`ConformanceOptions.stress`); 1 by default. */
+  readonly stress: number;
+  /** A stress loop's count at this factor: `count` itself at 1, rounded up, never below 1. */
+  rounds(count: number): number;
 }
 
 /**
@@ -33,6 +41,12 @@ export interface ConformanceOptions {
   readonly prefix?: string;
   /** Register only these groups (by name); a name that is no group's is a RangeError, not an empty run. */
   readonly groups?: readonly string[];
+  /**
+   * A factor for the stress cases' loop counts (races, rewrites, repeated reads, killed writers). At 1 (the
+   * default) each case runs the count its name states, sized so that the bug it was written for fails it; 0.25
+   * is a quicker pass while developing, 4 a harsher one. At any other factor than 1 the case names say so.
+   */
+  readonly stress?: number;
 }
 
 /**
@@ -60,6 +74,11 @@ export async function registerGroups(
   if (unknown.length > 0) {
     throw new RangeError(`No conformance group is named ${unknown.map((name) => JSON.stringify(name)).join(", ")}; the groups are ${[...known].join(", ")}`);
   }
+  const stress = options?.stress ?? 1;
+  if (!Number.isFinite(stress) || stress <= 0) {
+    throw new RangeError(`The stress factor must be a positive number, such as 0.25, 1 or 4; got ${String(options?.stress)}`);
+  }
+  const context: CaseContext = { stress, rounds: (count) => Math.max(1, Math.ceil(count * stress)) };
   const first = await createSubject();
   checkSubject(first);
   const races = first.races;
@@ -77,7 +96,7 @@ export async function registerGroups(
   for (const group of groups) {
     if (options?.groups && !options.groups.includes(group.name)) continue;
     for (const testCase of group.cases) {
-      const name = `${prefix}${group.name}: ${testCase.name}`;
+      const name = `${prefix}${group.name}: ${testCase.name}${stress === 1 ? "" : ` [stress x${stress}]`}`;
       const reason = testCase.skip?.(traits);
       if (reason !== undefined) {
         skipped.push({ name, reason });
@@ -88,7 +107,7 @@ export async function registerGroups(
       harness.test(name, async () => {
         const subject = await createSubject();
         try {
-          await testCase.run(subject);
+          await testCase.run(subject, context);
         } finally {
           await subject.dispose();
         }

@@ -117,7 +117,7 @@ async function denoTest(log: string | undefined): Promise<Tally> {
       "--allow-read",
       "--allow-write",
       "--allow-sys=uid,gid",
-      "--allow-env=npm_config_arch",
+      "--allow-env=npm_config_arch,TOOLFS_STRESS",
       `--allow-run=${programs}`,
       "--allow-ffi",
       "--allow-net=127.0.0.1",

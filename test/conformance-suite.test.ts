@@ -123,6 +123,50 @@ describe("group names", () => {
   });
 });
 
+describe("the stress factor", () => {
+  const seen: number[] = [];
+  const group = {
+    name: "stress-probe",
+    cases: [
+      {
+        name: "a loop of 200",
+        async run(_subject: Subject, { rounds }: { rounds(count: number): number }) {
+          seen.push(rounds(200), rounds(5), rounds(1));
+        },
+      },
+    ],
+  };
+
+  test("scales each stress loop's count, rounded up and never below 1, and says so in the case names", async () => {
+    for (const [stress, expected, suffix] of [
+      [undefined, [200, 5, 1], ""],
+      [0.25, [50, 2, 1], " [stress x0.25]"],
+      [4, [800, 20, 4], " [stress x4]"],
+    ] as const) {
+      seen.length = 0;
+      const harness = collecting();
+      await registerGroups([group], harness, () => createMemorySubject(), stress === undefined ? {} : { stress });
+      expect([...harness.tests.keys()]).toEqual([`stress-probe: a loop of 200${suffix}`]);
+      await harness.tests.values().next().value!();
+      expect(seen).toEqual(expected);
+    }
+  });
+
+  test("a factor that is not a positive number is a RangeError naming it, before any subject is built", async () => {
+    for (const stress of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      let built = 0;
+      const create: CreateSubject = () => {
+        built++;
+        return createMemorySubject();
+      };
+      await expect(registerGroups([group], collecting(), create, { stress })).rejects.toThrow(
+        new RangeError(`The stress factor must be a positive number, such as 0.25, 1 or 4; got ${stress}`),
+      );
+      expect(built).toBe(0);
+    }
+  });
+});
+
 describe("binding mistakes", () => {
   const rejection = (harness: unknown, create: unknown) =>
     runConformance(harness as Harness, create as CreateSubject, { groups: ["resolve"] }).then(

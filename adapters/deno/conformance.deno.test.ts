@@ -3,14 +3,16 @@
 // that publication touches.
 import { runConformance } from "../../conformance/mod.ts";
 import { createDenoSubject } from "./subject.ts";
+import { stressOption } from "../../test/stress.ts";
 
 const harness = {
   test: (name: string, fn: () => Promise<void>) => Deno.test(name, fn),
   skip: (name: string, reason: string) => Deno.test({ name: `${name} (${reason})`, ignore: true, fn() {} }),
 };
 
-await runConformance(harness, () => createDenoSubject(), { prefix: "deno" });
+await runConformance(harness, () => createDenoSubject(), { prefix: "deno", ...stressOption(Deno.env.get("TOOLFS_STRESS")) });
 await runConformance(harness, () => createDenoSubject({ ffi: false }), {
   prefix: "deno-without-ffi",
+  ...stressOption(Deno.env.get("TOOLFS_STRESS")),
   groups: ["write", "version-guard", "symlinks", "race", "mutations", "mutations-race", "tool-patch"],
 });

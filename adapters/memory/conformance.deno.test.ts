@@ -1,6 +1,7 @@
 // The conformance suite under `deno test`, against the memory adapter.
 import { runConformance } from "../../conformance/mod.ts";
 import { createMemorySubject } from "./subject.ts";
+import { stressOption } from "../../test/stress.ts";
 
 await runConformance(
   {
@@ -8,5 +9,5 @@ await runConformance(
     skip: (name, reason) => Deno.test({ name: `${name} (${reason})`, ignore: true, fn() {} }),
   },
   () => createMemorySubject(),
-  { prefix: "memory-on-deno" },
+  { prefix: "memory-on-deno", ...stressOption(Deno.env.get("TOOLFS_STRESS")) },
 );

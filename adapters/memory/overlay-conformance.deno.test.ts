@@ -1,6 +1,7 @@
 // The whole suite and the overlay's own group under `deno test`, against an overlay over the memory adapter.
 import { allGroups, createOverlaySubject, overlayGroups, registerGroups } from "../../conformance/mod.ts";
 import { createMemorySubject } from "./subject.ts";
+import { stressOption } from "../../test/stress.ts";
 
 await registerGroups(
   [...allGroups, ...overlayGroups],
@@ -9,5 +10,5 @@ await registerGroups(
     skip: (name, reason) => Deno.test({ name: `${name} (${reason})`, ignore: true, fn() {} }),
   },
   async () => createOverlaySubject(await createMemorySubject()),
-  { prefix: "overlay-on-memory-on-deno" },
+  { prefix: "overlay-on-memory-on-deno", ...stressOption(Deno.env.get("TOOLFS_STRESS")) },
 );

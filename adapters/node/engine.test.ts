@@ -5,11 +5,12 @@ import { runConformance } from "../../conformance/mod.ts";
 import { createToolkit, isSearchError } from "../../core/mod.ts";
 import { createNodeSearchBackend } from "./mod.ts";
 import { createNodeSubject } from "./subject.ts";
+import { stressOption } from "../../test/stress.ts";
 
 await runConformance(
   { test, skip: (name, reason) => test.skip(`${name} (${reason})`, () => {}) },
   async () => ({ ...(await createNodeSubject()), search: createNodeSearchBackend({ engine: "only" }) }),
-  { prefix: "node-engine", groups: ["search-differential", "tool-search"] },
+  { prefix: "node-engine", ...stressOption(process.env.TOOLFS_STRESS), groups: ["search-differential", "tool-search"] },
 );
 
 describe("createNodeSearchBackend's engine option", () => {

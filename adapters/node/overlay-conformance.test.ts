@@ -2,10 +2,11 @@
 import { test } from "vitest";
 import { allGroups, createOverlaySubject, overlayGroups, registerGroups } from "../../conformance/mod.ts";
 import { createNodeSubject } from "./subject.ts";
+import { stressOption } from "../../test/stress.ts";
 
 await registerGroups(
   [...allGroups, ...overlayGroups],
   { test, skip: (name, reason) => test.skip(`${name} (${reason})`, () => {}) },
   async () => createOverlaySubject(await createNodeSubject()),
-  { prefix: "overlay-on-node" },
+  { prefix: "overlay-on-node", ...stressOption(process.env.TOOLFS_STRESS) },
 );

@@ -127,10 +127,10 @@ export const mutationsRaceGroup: ConformanceGroup = {
     {
       name: `a directory swapped with an outward symlink during ${SWAP_ROUNDS} rounds of moves, removals and folder creation: nothing outside changes`,
       skip: needsPinnedMutations,
-      async run({ provider, probe, races }) {
+      async run({ provider, probe, races }, { rounds }) {
         const target = under(probe.outside, "target");
         // The outside folder holds every name the rounds act on, so a redirected move or removal would show.
-        for (let i = 0; i < SWAP_ROUNDS; i++) {
+        for (let i = 0, n = rounds(SWAP_ROUNDS); i < n; i++) {
           await probe.writeFile(`${target}/m-${i}.txt`, `outside m ${i}\n`);
           await probe.writeFile(`${target}/n-${i}.txt`, `outside n ${i}\n`);
           await probe.mkdir(`${target}/dir-${i}`);
@@ -142,7 +142,7 @@ export const mutationsRaceGroup: ConformanceGroup = {
         const outcomes: Record<string, number> = {};
         const swapper = await races!.swapper!("d", "swap");
         try {
-          for (let i = 0; i < SWAP_ROUNDS; i++) {
+          for (let i = 0, n = rounds(SWAP_ROUNDS); i < n; i++) {
             const at = (name: string) => provider.resolve(`d/${name}`);
             await attempt(outcomes, "write", async () => provider.write(await at(`m-${i}.txt`), utf8(`inside ${i}\n`), { fence }));
             await attempt(outcomes, "move", async () => provider.move(await at(`m-${i}.txt`), await at(`n-${i}.txt`), { fence }));
@@ -167,11 +167,11 @@ export const mutationsRaceGroup: ConformanceGroup = {
     {
       name: `movers killed mid-move ${KILLS} times (a file and a folder, shuttled between two names): one of the names always holds the bytes`,
       skip: needsKillableMovers,
-      async run({ probe, races }) {
+      async run({ probe, races }, { rounds }) {
         await probe.writeFile("a.txt", "payload\n");
         await probe.writeFile("dir-a/inside.txt", "inside\n");
         const outcomes: Record<string, number> = {};
-        for (let i = 0; i < KILLS; i++) {
+        for (let i = 0, n = rounds(KILLS); i < n; i++) {
           const movers = await Promise.all([
             races!.spawn!({ kind: "shuttle", path: "a.txt", other: "b.txt" }),
             races!.spawn!({ kind: "shuttle", path: "dir-a", other: "dir-b" }),
@@ -194,22 +194,22 @@ export const mutationsRaceGroup: ConformanceGroup = {
     {
       name: `two providers of one storage, ${ROUNDS} rounds of guarded edits against guarded moves and removals: no edit reported applied is lost, no removed file comes back`,
       skip: needsSibling,
-      async run({ provider, probe, races }) {
+      async run({ provider, probe, races }, { rounds }) {
         const other = await races!.sibling!();
         await probe.mkdir("archive");
-        const [applied, removed] = await Promise.all([editRounds(provider, "shared.txt", ROUNDS), moveRounds(other, ROUNDS)]);
+        const [applied, removed] = await Promise.all([editRounds(provider, "shared.txt", rounds(ROUNDS)), moveRounds(other, rounds(ROUNDS))]);
         await checkGenerations(probe, applied, removed);
       },
     },
     {
       name: `an editor in another process, ${ROUNDS} rounds of guarded edits against guarded moves and removals here: no edit reported applied is lost, no removed file comes back`,
       skip: needsEditorProcess,
-      async run({ provider, probe, races }) {
+      async run({ provider, probe, races }, { rounds }) {
         await probe.mkdir("archive");
-        const editor = await races!.spawn!({ kind: "edit", path: "shared.txt", rounds: ROUNDS });
+        const editor = await races!.spawn!({ kind: "edit", path: "shared.txt", rounds: rounds(ROUNDS) });
         await editor.waitFor("ready");
         editor.go();
-        const [line, removed] = await Promise.all([editor.result(), moveRounds(provider, ROUNDS)]);
+        const [line, removed] = await Promise.all([editor.result(), moveRounds(provider, rounds(ROUNDS))]);
         await checkGenerations(probe, JSON.parse(line) as string[], removed);
       },
     },

@@ -76,7 +76,7 @@ export const raceGroup: ConformanceGroup = {
     {
       name: `a directory swapped with an outward symlink during ${SWAP_WRITES} creates and replaces: nothing lands outside`,
       skip: needsPinning,
-      async run({ provider, probe, races }) {
+      async run({ provider, probe, races }, { rounds }) {
         const target = under(probe.outside, "target");
         await probe.writeFile(`${target}/victim.txt`, "outside\n");
         await probe.writeFile("d/victim.txt", "inside\n");
@@ -86,7 +86,7 @@ export const raceGroup: ConformanceGroup = {
         const created: string[] = [];
         let replaced = 0;
         try {
-          for (let i = 0; i < SWAP_WRITES; i++) {
+          for (let i = 0, n = rounds(SWAP_WRITES); i < n; i++) {
             const name = `new-${i}.txt`;
             if (!(await kit.call("write", { path: `d/${name}`, content: `model bytes ${i}\n` })).isError) created.push(name);
             await kit.call("read", { path: "d/victim.txt" });
@@ -112,7 +112,8 @@ export const raceGroup: ConformanceGroup = {
     {
       name: `a directory swapped with an outward symlink during ${SWAP_READS} rounds of reads and listings: no outside byte or name comes back`,
       skip: needsPinnedReads,
-      async run({ provider, probe, races }) {
+      async run({ provider, probe, races }, { rounds: scaled }) {
+        const reads = scaled(SEAM_READS);
         const target = under(probe.outside, "target");
         await probe.writeFile(`${target}/f.txt`, `${SECRET}\n`);
         await probe.writeFile(`${target}/${OUTSIDE_ONLY}`, `${SECRET}\n`);
@@ -125,7 +126,7 @@ export const raceGroup: ConformanceGroup = {
         let rounds = 0;
         const swapper = await races!.swapper!("d", "swap");
         try {
-          for (; made < SEAM_READS && rounds < SEAM_ROUNDS_CAP; rounds++) {
+          for (; made < reads && rounds < scaled(SEAM_ROUNDS_CAP); rounds++) {
             // The seam: whatever the path led to when it was resolved inside is all a read or a listing may see.
             const file = await provider.resolve("d/f.txt");
             const dir = await provider.resolve("d");
@@ -150,8 +151,8 @@ export const raceGroup: ConformanceGroup = {
           assert(swaps > 0, "the swapper exchanged the directory");
         }
         assert(
-          made >= SEAM_READS,
-          `only ${made} of ${SEAM_READS} reads and listings were made in ${rounds} rounds: the targets kept resolving outside, so the case has too little evidence (outcomes ${JSON.stringify(outcomes)})`,
+          made >= reads,
+          `only ${made} of ${reads} reads and listings were made in ${rounds} rounds: the targets kept resolving outside, so the case has too little evidence (outcomes ${JSON.stringify(outcomes)})`,
         );
         assertEquals(leaks, [], `reads or listings that returned what the outside folder holds, of ${made} made (outcomes ${JSON.stringify(outcomes)})`);
       },
@@ -160,7 +161,7 @@ export const raceGroup: ConformanceGroup = {
       name: `under the workspace read scope, ${SWAP_READS} rounds of read, write, edit, grep and glob racing a swapped directory: no outside byte or name in any result`,
       skip: needsPinnedReads,
       // The engine searches through this provider, so its walk and reads are the seam's on every backend.
-      run: (subject) => toolsRace(subject, createEngineBackend(subject.provider), undefined),
+      run: (subject, { rounds }) => toolsRace(subject, createEngineBackend(subject.provider), undefined, rounds(SWAP_READS)),
     },
     {
       name: `under the workspace read scope, ${SWAP_READS} rounds of read, write, edit, grep and glob racing a swapped directory, searching with the subject's backend inside its OS confinement: no outside byte or name in any result`,
@@ -173,20 +174,20 @@ export const raceGroup: ConformanceGroup = {
             : traits.confinement.available
               ? undefined
               : `the subject's OS confinement is unavailable: ${traits.confinement.reason ?? "no reason given"}`),
-      run: (subject) => toolsRace(subject, subject.search!, subject.confinement),
+      run: (subject, { rounds }) => toolsRace(subject, subject.search!, subject.confinement, rounds(SWAP_READS)),
     },
     {
       name: `under the workspace read scope, ${SWAP_READS} rounds of read, write, edit, grep and glob racing a swapped directory, searching with the subject's backend without OS confinement: no outside byte or name in any result`,
       skip: (traits) => needsPinnedReads(traits) ?? (traits.search === undefined ? "the subject has no search backend" : undefined),
-      run: (subject) => toolsRace(subject, subject.search!, undefined),
+      run: (subject, { rounds }) => toolsRace(subject, subject.search!, undefined, rounds(SWAP_READS)),
     },
     {
       name: `two providers of one storage, ${ROUNDS} rounds each of read then guarded append: no reported edit is lost`,
       skip: needs("sibling", "second provider"),
-      async run({ provider, probe, races }) {
+      async run({ provider, probe, races }, { rounds }) {
         await probe.writeFile("shared.txt", "start\n");
         const other: FileSystem = await races!.sibling!();
-        const [left, right] = await Promise.all([appendRounds(provider, "shared.txt", "left", ROUNDS), appendRounds(other, "shared.txt", "right", ROUNDS)]);
+        const [left, right] = await Promise.all([appendRounds(provider, "shared.txt", "left", rounds(ROUNDS)), appendRounds(other, "shared.txt", "right", rounds(ROUNDS))]);
         const content = text(await probe.readFile("shared.txt"));
         assertEquals([...missing(content, "left", left), ...missing(content, "right", right)], [], "edits reported applied and missing");
         assertEquals(content.split("\n").length - 2, left.length + right.length, "lines appended");
@@ -195,9 +196,9 @@ export const raceGroup: ConformanceGroup = {
     {
       name: `two processes, ${ROUNDS} rounds each of read then guarded append: no reported edit is lost`,
       skip: needs("spawn", "writers in other processes"),
-      async run({ probe, races }) {
+      async run({ probe, races }, { rounds }) {
         await probe.writeFile("shared.txt", "start\n");
-        const writers = await Promise.all(["one", "two"].map((tag) => races!.spawn!({ kind: "append", path: "shared.txt", tag, rounds: ROUNDS })));
+        const writers = await Promise.all(["one", "two"].map((tag) => races!.spawn!({ kind: "append", path: "shared.txt", tag, rounds: rounds(ROUNDS) })));
         await Promise.all(writers.map((w) => w.waitFor("ready")));
         for (const w of writers) w.go();
         const [one, two] = (await Promise.all(writers.map((w) => w.result()))).map((line, i) => appended(line, i === 0 ? "one" : "two"));
@@ -246,7 +247,7 @@ export const raceGroup: ConformanceGroup = {
  * outside: 100 rounds of read, write, edit, grep and glob, every result checked for the outside folder's
  * content and names. `search` runs glob and grep, inside `confinement` when one is given.
  */
-async function toolsRace({ provider, probe, races }: Subject, search: SearchBackend, confinement: ShellConfinement | undefined): Promise<void> {
+async function toolsRace({ provider, probe, races }: Subject, search: SearchBackend, confinement: ShellConfinement | undefined, reads: number): Promise<void> {
   const target = under(probe.outside, "target");
   await probe.writeFile(`${target}/f.txt`, `${SECRET}\n`);
   await probe.writeFile(`${target}/${OUTSIDE_ONLY}`, `${SECRET}\n`);
@@ -267,7 +268,7 @@ async function toolsRace({ provider, probe, races }: Subject, search: SearchBack
   const outcomes: Record<string, number> = {};
   const swapper = await races!.swapper!("d", "swap");
   try {
-    for (let i = 0; i < SWAP_READS; i++) {
+    for (let i = 0; i < reads; i++) {
       const calls: [string, Record<string, unknown>][] = [
         ["read", { path: "d/f.txt" }],
         ["write", { path: "d/f.txt", content: `inside ${i}\n` }],
@@ -285,7 +286,7 @@ async function toolsRace({ provider, probe, races }: Subject, search: SearchBack
     const swaps = await swapper.stop();
     assert(swaps > 0, "the swapper exchanged the directory");
   }
-  assertEquals(leaks, [], `${leaks.length} of ${SWAP_READS * 5} results showed what the outside folder holds (outcomes ${JSON.stringify(outcomes)})`);
+  assertEquals(leaks, [], `${leaks.length} of ${reads * 5} results showed what the outside folder holds (outcomes ${JSON.stringify(outcomes)})`);
   // A swap is no reason for a search to fail: what it makes unreachable is left out or reported as a problem.
   assertEquals(
     Object.keys(outcomes).filter((outcome) => outcome.endsWith("SEARCH_FAILED")),

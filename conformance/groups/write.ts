@@ -3,6 +3,9 @@ import { assert, assertBytes, assertEquals, assertRejectsCode } from "../assert.
 import type { ConformanceGroup } from "../suite.ts";
 import { needsFileModes, pattern, text, under, utf8 } from "../util.ts";
 
+// Rewrites a concurrent reader races (scaled by the run's stress factor).
+const REWRITES = 200;
+
 function concat(parts: readonly Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let offset = 0;
@@ -251,8 +254,8 @@ export const writeGroup: ConformanceGroup = {
       },
     },
     {
-      name: "a concurrent reader during 200 rewrites only sees whole old or new bytes",
-      async run({ provider, probe }) {
+      name: `a concurrent reader during ${REWRITES} rewrites only sees whole old or new bytes`,
+      async run({ provider, probe }, { rounds }) {
         const a = pattern(70_000, 21);
         const b = pattern(30_000, 22);
         await probe.writeFile("a.bin", a);
@@ -269,7 +272,7 @@ export const writeGroup: ConformanceGroup = {
           }
         })();
         try {
-          for (let i = 0; i < 200 && torn === undefined; i++) await provider.write(target, i % 2 === 0 ? b : a);
+          for (let i = 0, n = rounds(REWRITES); i < n && torn === undefined; i++) await provider.write(target, i % 2 === 0 ? b : a);
         } finally {
           done = true;
           await reader;
