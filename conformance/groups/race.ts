@@ -187,7 +187,10 @@ export const raceGroup: ConformanceGroup = {
       async run({ provider, probe, races }, { rounds }) {
         await probe.writeFile("shared.txt", "start\n");
         const other: FileSystem = await races!.sibling!();
-        const [left, right] = await Promise.all([appendRounds(provider, "shared.txt", "left", rounds(ROUNDS)), appendRounds(other, "shared.txt", "right", rounds(ROUNDS))]);
+        const [left, right] = await Promise.all([
+          appendRounds(provider, "shared.txt", "left", rounds(ROUNDS)),
+          appendRounds(other, "shared.txt", "right", rounds(ROUNDS)),
+        ]);
         const content = text(await probe.readFile("shared.txt"));
         assertEquals([...missing(content, "left", left), ...missing(content, "right", right)], [], "edits reported applied and missing");
         assertEquals(content.split("\n").length - 2, left.length + right.length, "lines appended");
