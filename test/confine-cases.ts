@@ -392,7 +392,7 @@ export async function registerConfineCases(test: Register, skip: Skip, runtime: 
   // the errno's name. io_uring would run socket() and connect() in the kernel past the filter; the keyrings are
   // the host user's own; without the network no socket family is left but an AF_UNIX pair. Every probe is
   // harmless where it succeeds: a key added to the probe's own process keyring dies with it.
-  const PROBE = String.raw`
+  const PROBE = `
 import ctypes, errno, platform, socket
 libc = ctypes.CDLL(None, use_errno=True)
 keys = {"x86_64": (250, 248, 249), "aarch64": (219, 217, 218)}[platform.machine()]
