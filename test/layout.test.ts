@@ -229,3 +229,33 @@ describe("file names", () => {
       expect(fileName.test(good), good).toBe(true);
   });
 });
+
+// A note named in the code or the docs is one that exists: "docs/notes/0015-overlay.md", "note 0015",
+// "docs/notes/0015" — a renumbered or renamed note would otherwise leave readers at a dead end.
+describe("note references", () => {
+  const notes = readdirSync(join(root, "docs/notes"));
+  const references = (text: string) => ({
+    files: [...text.matchAll(/docs\/notes\/(\d{4}-[a-z0-9-]+\.md)/g)].map((m) => m[1]!),
+    numbers: [...text.matchAll(/(?:[Nn]otes? |docs\/notes\/)(\d{4})(?![-\d])/g)].map((m) => m[1]!),
+  });
+
+  test("every note a tracked file names exists, by file name or by number", () => {
+    const tracked = execFileSync("git", ["ls-files", "*.ts", "*.md", "*.json"], { cwd: root, encoding: "utf8" }).split("\n").filter(Boolean);
+    const dangling: string[] = [];
+    for (const path of tracked) {
+      const { files, numbers } = references(readFileSync(join(root, path), "utf8"));
+      for (const file of files) if (!notes.includes(file)) dangling.push(`${path}: docs/notes/${file}`);
+      for (const number of numbers) if (!notes.some((note) => note.startsWith(`${number}-`))) dangling.push(`${path}: note ${number}`);
+    }
+    expect(dangling).toEqual([]);
+  });
+
+  test("the check reads both forms", () => {
+    // Spelled in pieces, so this file names no missing note itself.
+    const dir = "docs/notes";
+    expect(references(`see ${dir}/0099-nothing.md and note ${"0098"}, ${dir}/0097`)).toEqual({
+      files: ["0099-nothing.md"],
+      numbers: ["0098", "0097"],
+    });
+  });
+});

@@ -1,6 +1,6 @@
 // `delete` and `move`: the seam's remove and move for models that do not use apply_patch (and where bash is not
 // offered). A file is deleted or moved only at the version this actor read; a directory or a symlink needs no
-// read (docs/notes/0022-delete-move-tools.md says why).
+// read (docs/notes/0022-patch-delete-move-tools.md says why).
 import { z } from "zod";
 import { FsError, isFsError } from "../fs/errors.ts";
 import type { FsEntryType, FsMutationGuard, FsTarget } from "../fs/types.ts";
