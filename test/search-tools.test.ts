@@ -262,6 +262,52 @@ describe("grep", () => {
     expect(unsaved.content).toMatch(/ {2}250: hit 250\n\n\(Narrow pattern, path or include to see the rest\.\)$/);
   });
 
+  test("files_with_matches lists the files in path order; count adds each file's matching lines", async () => {
+    const { backend } = scripted({ files });
+    const listed = await kit(backend).call("grep", { pattern: "alpha", output_mode: "files_with_matches" });
+    expect(listed.content).toBe("Found 2 files with matches.\n\ndocs/b.md\nsrc/a.ts");
+    expect(listed.meta).toEqual({ shape: "paths", files: ["docs/b.md", "src/a.ts"], truncated: false, total: 2 });
+    const counted = await kit(backend).call("grep", { pattern: "alpha", output_mode: "count" });
+    expect(counted.content).toBe("Found 2 files with matches (3 matching lines).\n\ndocs/b.md: 1\nsrc/a.ts: 2");
+    expect(counted.meta).toEqual({
+      shape: "counts",
+      files: [
+        { path: "docs/b.md", count: 1 },
+        { path: "src/a.ts", count: 2 },
+      ],
+      truncated: false,
+      total: 2,
+      matches: 3,
+    });
+    const content = await kit(backend).call("grep", { pattern: "alpha", output_mode: "content" });
+    expect(content.content).toBe((await kit(backend).call("grep", { pattern: "alpha" })).content);
+    expect((await kit(backend).call("grep", { pattern: "alpha", output_mode: "lines" })).error?.code).toBe("TOOL_INVALID_ARGUMENTS");
+  });
+
+  test.for([["files_with_matches"], ["count"]])("%s over the cap: the first files in path order, all of them spilled in the order found", async ([mode]) => {
+    const spill = createMemorySpillStore();
+    const many = Array.from({ length: 260 }, (_, i) => ({ path: `f${String(259 - i).padStart(3, "0")}.ts`, lines: [line(1, "x"), line(2, "x")] }));
+    const { backend } = scripted({ files: many });
+    const result = await kit(backend, { spill }).call("grep", { pattern: "x", output_mode: mode });
+    const counts = mode === "count" ? " (520 matching lines)" : "";
+    const suffix = mode === "count" ? ": 2" : "";
+    expect(result.content.split("\n")[0]).toBe(`Found 260 files with matches${counts}; showing the first 250 in path order.`);
+    expect(result.content).toContain(`\n\nf000.ts${suffix}\n`);
+    expect(result.content).toContain(`\nf249.ts${suffix}\n\n(All 260 files are in spill:grep/1;`);
+    expect(result.content).not.toContain("f250.ts");
+    const spilled = (spill.get("spill:grep/1") ?? "").split("\n");
+    expect(spilled.slice(0, 2)).toEqual([`f259.ts${suffix}`, `f258.ts${suffix}`]);
+    expect(spilled.length).toBe(261);
+    expect(result.meta).toMatchObject({ truncated: true, total: 260, spill: "spill:grep/1" });
+  });
+
+  test.for([["files_with_matches"], ["count"]])("%s with nothing found says so as content mode does", async ([mode]) => {
+    const { backend } = scripted({ files: [] });
+    expect((await kit(backend).call("grep", { pattern: "zzz", output_mode: mode })).content).toBe(
+      'No matches for "zzz" (hidden, ignored and binary files were skipped; name them with path or include to search them).',
+    );
+  });
+
   test("no match says what grep skips", async () => {
     const { backend } = scripted({ files: [] });
     expect((await kit(backend).call("grep", { pattern: "zzz" })).content).toBe(

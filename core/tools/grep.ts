@@ -5,6 +5,7 @@ import type { GrepEvent, ResultSink, SearchData } from "../search/backend.ts";
 import { comparePaths } from "../search/engine/files.ts";
 import { streamMatches } from "../search/stream.ts";
 import { completeUtf8Prefix } from "../text/utf8.ts";
+import { type FileCount, GrepFileCounts } from "./grep-files.ts";
 import { ToolError } from "./types.ts";
 import { backendOf, capMeta, fallbackNote, grouped, problemsNote, searchRoot, SpillList } from "./search.ts";
 import { type CallContext, otherRoots, plural, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
@@ -13,7 +14,11 @@ export interface GrepArgs {
   readonly pattern: string;
   readonly path?: string | undefined;
   readonly include?: string | undefined;
+  readonly output_mode?: OutputMode | undefined;
 }
+
+/** What grep answers: matching lines (the default), the files that have one, or how many each has. */
+export type OutputMode = "content" | "files_with_matches" | "count";
 
 interface Match {
   readonly path: string;
@@ -29,7 +34,8 @@ export function grepTool(env: ToolEnv): Tool<GrepArgs> {
     mutates: false,
     description:
       "Search file contents with a ripgrep regular expression (case-sensitive; (?i) for case-insensitive). Matching " +
-      `lines come grouped by file with line numbers, up to ${cap}${env.spill ? "; the footer says where the rest is" : ""}. Skips hidden ` +
+      `lines come grouped by file with line numbers (output_mode "files_with_matches" lists the files, "count" counts per file), ` +
+      `up to ${cap}${env.spill ? "; the footer says where the rest is" : ""}. Skips hidden ` +
       "files, files ignored by .gitignore/.ignore/.rgignore, and binary files; include overrides the first two.",
     schema: z
       .object({
@@ -40,6 +46,10 @@ export function grepTool(env: ToolEnv): Tool<GrepArgs> {
           .optional()
           .describe(`File or directory to search (default: the working directory)${otherRoots(env.roots)}`),
         include: z.string().optional().describe('One glob for the files to search, such as "*.ts" or "*.{js,jsx}"'),
+        output_mode: z
+          .enum(["content", "files_with_matches", "count"])
+          .optional()
+          .describe('"content" (default): matching lines with line numbers; "files_with_matches": paths only; "count": matching lines per file'),
       })
       .strict(),
     guidance:
@@ -77,7 +87,12 @@ async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise
   const cwd = root.type === "directory" ? key : key.slice(0, key.lastIndexOf("/")) || "/";
   const cap = limits.grepMaxMatches;
   const shown = root.type === "file" ? () => root.shown : root.display;
-  const found = new GrepMatches(cap, limits.grepLineBytes, shown, new SpillList(env, "grep", call));
+  const mode = args.output_mode ?? "content";
+  const spill = new SpillList(env, "grep", call);
+  const found =
+    mode === "content"
+      ? new GrepMatches(cap, limits.grepLineBytes, shown, spill)
+      : new GrepFileCounts(cap, shown, mode === "count" ? renderCount : (f) => f.path, spill);
   let outcome;
   try {
     outcome = await streamMatches(
@@ -96,7 +111,7 @@ async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise
     await found.spill.abort();
     throw error;
   }
-  const { total, files, page } = found;
+  const { total, files } = found;
   const stopped = outcome.stopped;
   const fellBack = fallbackNote(outcome);
   const note = problemsNote(outcome.problems) + fellBack.note;
@@ -117,6 +132,8 @@ async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise
       meta: { ...meta([], 0, limits.searchMetaBytes), ...fellBack.meta },
     };
   }
+  if (found instanceof GrepFileCounts) return fileModeOutput(env, mode, found, stopped, note, fellBack.meta);
+  const page = found.page;
   if (total <= cap) {
     const header = `Found ${plural(total, "match", "matches")} in ${plural(files, "file")}.`;
     return { content: `${header}\n\n${render(page)}${note}`, meta: { ...meta(page, total, limits.searchMetaBytes), ...fellBack.meta } };
@@ -249,6 +266,63 @@ class GrepMatches implements ResultSink<GrepEvent> {
     group.matches.push(match);
     this.#paged++;
   }
+}
+
+function renderCount(file: FileCount): string {
+  return `${file.path}: ${file.count}`;
+}
+
+// The per-file modes' answer: the page of files (with counts in count mode), and past the cap the footer.
+async function fileModeOutput(
+  env: ToolEnv,
+  mode: OutputMode,
+  found: GrepFileCounts,
+  stopped: boolean,
+  note: string,
+  fellBackMeta: { searchedBy?: string },
+): Promise<ToolOutput> {
+  const { limits } = env;
+  const cap = limits.grepMaxMatches;
+  const { total, files, page } = found;
+  const counting = mode === "count";
+  const render = counting ? renderCount : (f: FileCount) => f.path;
+  const list = page.map(render).join("\n");
+  const metaOf = () => ({
+    ...capMeta(
+      {
+        shape: counting ? "counts" : "paths",
+        files: page.map((f) => (counting ? { path: f.path, count: f.count } : f.path)),
+        truncated: files > page.length,
+        total: files,
+        ...(counting ? { matches: total } : {}),
+      },
+      "files",
+      limits.searchMetaBytes,
+    ),
+    ...fellBackMeta,
+  });
+  const matches = counting ? ` (${plural(total, "matching line")})` : "";
+  if (files <= cap) {
+    return { content: `Found ${plural(files, "file")} with matches${matches}.\n\n${list}${note}`, meta: metaOf() };
+  }
+  const what = counting ? "files with their counts" : "files";
+  const saved = await found.spill.finish(
+    stopped ? `the first ${grouped(files)} ${what} (the search stopped at the spill limit)` : `all ${grouped(files)} ${what}, in the order found`,
+  );
+  const recovery = saved
+    ? stopped
+      ? `The search stopped once the full list passed ${limits.spillBytes} bytes; its first ${files} files are in ${saved.locator}; ${saved.hint}. Narrow pattern, path or include to see the rest.`
+      : `All ${files} files are in ${saved.locator}; ${saved.hint}.`
+    : env.spill
+      ? `${found.spill.notSaved()}; narrow pattern, path or include to see the rest.`
+      : "Narrow pattern, path or include to see the rest.";
+  const atLeast = stopped ? "at least " : "";
+  const header = `Found ${atLeast}${files} files with matches${matches}; showing the first ${cap} in path order.`;
+  return {
+    content: `${header}\n\n${list}\n\n(${recovery})${note}`,
+    meta: { ...metaOf(), ...(stopped ? { lowerBound: true } : {}), ...(saved ? { spill: saved.locator } : {}) },
+    ...(saved?.parts ? { parts: saved.parts } : {}),
+  };
 }
 
 function render(matches: readonly Match[]): string {
