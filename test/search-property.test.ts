@@ -187,6 +187,8 @@ function rgArgs(c: DifferentialCase): string[] {
   if (r.hidden) args.push("--hidden");
   if (r.noIgnore) args.push("--no-ignore");
   if (r.follow) args.push("-L");
+  if (c.kind === "grep" && c.request.caseInsensitive) args.push("-i");
+  for (const type of r.types ?? []) args.push("-t", type);
   if (c.kind === "files" && c.request.sort) args.push(`--${c.request.sort.reverse ? "sortr" : "sort"}=${c.request.sort.by}`);
   args.push(...globArgs(r.globs ?? []), "--no-ignore-global");
   if (r.paths) args.push("--", ...r.paths);

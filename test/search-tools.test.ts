@@ -3,6 +3,7 @@
 import { describe, expect, test } from "vitest";
 import { createMemoryProvider } from "../adapters/memory/mod.ts";
 import type { FilesRequest, GrepEvent, GrepFile, GrepRequest, ResultSink, SearchBackend, StreamOutcome, WholeResults } from "../core/search/backend.ts";
+import { createEngineBackend } from "../core/search/engine/mod.ts";
 import { SearchError } from "../core/search/errors.ts";
 import { fromWholeResults } from "../core/search/stream.ts";
 import { createMemorySpillStore, type SpillStore } from "../core/spill/mod.ts";
@@ -305,6 +306,33 @@ describe("grep", () => {
     const { backend } = scripted({ files: [] });
     expect((await kit(backend).call("grep", { pattern: "zzz", output_mode: mode })).content).toBe(
       'No matches for "zzz" (hidden, ignored and binary files were skipped; name them with path or include to search them).',
+    );
+  });
+
+  test("-i and type reach the backend as caseInsensitive and types; an unknown type is an argument error", async () => {
+    const { backend, requests } = scripted({ files });
+    await kit(backend).call("grep", { pattern: "ALPHA", "-i": true, type: "ts" });
+    expect(requests[0]).toMatchObject({ pattern: "ALPHA", caseInsensitive: true, types: ["ts"] });
+    await kit(backend).call("grep", { pattern: "alpha", "-i": false });
+    expect(requests[1]).not.toHaveProperty("caseInsensitive");
+    expect(requests[1]).not.toHaveProperty("types");
+    const wrong = await kit(backend).call("grep", { pattern: "alpha", type: "tpyescript" });
+    expect(wrong.error?.code).toBe("TOOL_INVALID_ARGUMENTS");
+    expect(wrong.content).toContain(`type "tpyescript" is not one of ripgrep's file types`);
+    expect(requests).toHaveLength(2);
+  });
+
+  test("-i and type on the memory engine: a real search", async () => {
+    const fs = createMemoryProvider({ cwd: "/ws", files: { "a.ts": "Alpha\n", "b.js": "ALPHA\n", ".h.ts": "alpha\n" } });
+    const toolkit = createToolkit({ fs, search: createEngineBackend(fs) });
+    expect((await toolkit.call("grep", { pattern: "alpha", "-i": true, type: "ts", output_mode: "files_with_matches" })).content).toBe(
+      "Found 2 files with matches.\n\n.h.ts\na.ts",
+    );
+    expect((await toolkit.call("grep", { pattern: "alpha", "-i": true, output_mode: "count" })).content).toBe(
+      "Found 2 files with matches (2 matching lines).\n\na.ts: 1\nb.js: 1",
+    );
+    expect((await toolkit.call("grep", { pattern: "alpha", type: "py" })).content).toMatch(
+      /^No files were searched: .*, files not of type py and symbolic links/,
     );
   });
 

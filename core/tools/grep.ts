@@ -3,6 +3,7 @@ import { quoteInput } from "../errors/mod.ts";
 import { baseName } from "../fs/paths.ts";
 import type { GrepEvent, ResultSink, SearchData } from "../search/backend.ts";
 import { comparePaths } from "../search/engine/files.ts";
+import { RIPGREP_TYPES } from "../search/engine/type-list.ts";
 import { streamMatches } from "../search/stream.ts";
 import { completeUtf8Prefix } from "../text/utf8.ts";
 import { type FileCount, GrepFileCounts } from "./grep-files.ts";
@@ -15,6 +16,8 @@ export interface GrepArgs {
   readonly path?: string | undefined;
   readonly include?: string | undefined;
   readonly output_mode?: OutputMode | undefined;
+  readonly "-i"?: boolean | undefined;
+  readonly type?: string | undefined;
 }
 
 /** What grep answers: matching lines (the default), the files that have one, or how many each has. */
@@ -33,7 +36,7 @@ export function grepTool(env: ToolEnv): Tool<GrepArgs> {
     name: "grep",
     mutates: false,
     description:
-      "Search file contents with a ripgrep regular expression (case-sensitive; (?i) for case-insensitive). Matching " +
+      "Search file contents with a ripgrep regular expression (case-sensitive unless -i). Matching " +
       `lines come grouped by file with line numbers (output_mode "files_with_matches" lists the files, "count" counts per file), ` +
       `up to ${cap}${env.spill ? "; the footer says where the rest is" : ""}. Skips hidden ` +
       "files, files ignored by .gitignore/.ignore/.rgignore, and binary files; include overrides the first two.",
@@ -50,6 +53,8 @@ export function grepTool(env: ToolEnv): Tool<GrepArgs> {
           .enum(["content", "files_with_matches", "count"])
           .optional()
           .describe('"content" (default): matching lines with line numbers; "files_with_matches": paths only; "count": matching lines per file'),
+        "-i": z.boolean().optional().describe("Case-insensitive search (rg -i)"),
+        type: z.string().min(1).optional().describe('File type to search (rg --type), such as "js", "py", "rust", "go" or "java"; ripgrep\'s type list'),
       })
       .strict(),
     guidance:
@@ -57,6 +62,15 @@ export function grepTool(env: ToolEnv): Tool<GrepArgs> {
       `names them${env.has("read") ? "; read a match's file for context" : ""}.`,
     run: (args, call) => runGrep(env, args, call),
   };
+}
+
+function checkType(type: string | undefined): void {
+  if (type === undefined || Object.hasOwn(RIPGREP_TYPES, type) || type === "all") return;
+  throw new ToolError(
+    "TOOL_INVALID_ARGUMENTS",
+    `Invalid arguments for grep: type ${quoteInput(type, "json")} is not one of ripgrep's file types (such as js, ts, py, rust, go, java, md, json); ` +
+      'for other files give include a glob such as "*.ext"',
+  );
 }
 
 function checkInclude(include: string | undefined): void {
@@ -80,6 +94,7 @@ function checkInclude(include: string | undefined): void {
 
 async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise<ToolOutput> {
   checkInclude(args.include);
+  checkType(args.type);
   const backend = backendOf(env, call);
   const root = await searchRoot(env, args.path, call, "grep");
   const { limits } = env;
@@ -102,6 +117,8 @@ async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise
         pattern: args.pattern,
         ...(root.type === "file" ? { paths: [baseName(key)] } : {}),
         ...(args.include === undefined ? {} : { globs: [{ glob: args.include }] }),
+        ...(args.type === undefined ? {} : { types: [args.type] }),
+        ...(args["-i"] ? { caseInsensitive: true } : {}),
         timeoutMs: limits.searchTimeoutMs,
         ...(call.signal ? { signal: call.signal } : {}),
       },
@@ -120,7 +137,7 @@ async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise
     // ripgrep's "No files were searched", on both backends: there was nothing to look in, which is not "no match".
     const content =
       `No files were searched${where}: grep skips hidden files, files ignored by .gitignore/.ignore/.rgignore` +
-      `${args.include === undefined ? "" : ", files include does not match"} and symbolic links, and that left none. ` +
+      `${args.include === undefined ? "" : ", files include does not match"}${args.type === undefined ? "" : `, files not of type ${args.type}`} and symbolic links, and that left none. ` +
       "To search such a file, name it or its folder with path, or give include a glob that matches it (include brings back hidden and ignored files)." +
       note;
     return { content, meta: { ...meta([], 0, limits.searchMetaBytes), ...fellBack.meta } };

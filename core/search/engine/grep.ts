@@ -20,7 +20,7 @@ export async function searchTree(
 ): Promise<{ nothingSearched?: true }> {
   // ripgrep reports a malformed glob before a malformed pattern.
   const overrides = compileOverrides(request.globs);
-  const regex = compileRegex(request.pattern);
+  const regex = compileRegex(request.pattern, { caseInsensitive: request.caseInsensitive ?? false });
   const mapped = await namedFilesMapped(fs, request, budget.signal);
   let searched = 0;
   // Reading is waiting (a read through the seam is several system calls, each a round trip to the I/O
