@@ -124,6 +124,9 @@ function rgEvents(stdout: string, contents = true): string {
         `L${event.data.line_number}@${event.data.absolute_offset}${data(event.data.lines)}[${subs.join(",")}]`,
       );
     }
+    if (event.type === "context") {
+      (files.get(path) ?? files.set(path, []).get(path))?.push(`C${event.data.line_number}@${event.data.absolute_offset}${data(event.data.lines)}`);
+    }
     if (event.type === "end" && event.data.binary_offset !== null) binary.set(path, event.data.binary_offset);
   }
   return [...files.keys()]
@@ -188,6 +191,8 @@ function rgArgs(c: DifferentialCase): string[] {
   if (r.noIgnore) args.push("--no-ignore");
   if (r.follow) args.push("-L");
   if (c.kind === "grep" && c.request.caseInsensitive) args.push("-i");
+  if (c.kind === "grep" && c.request.context?.before) args.push(`--before-context=${c.request.context.before}`);
+  if (c.kind === "grep" && c.request.context?.after) args.push(`--after-context=${c.request.context.after}`);
   for (const type of r.types ?? []) args.push("-t", type);
   if (c.kind === "files" && c.request.sort) args.push(`--${c.request.sort.reverse ? "sortr" : "sort"}=${c.request.sort.by}`);
   args.push(...globArgs(r.globs ?? []), "--no-ignore-global");
@@ -225,7 +230,7 @@ describe("the differential cases hold for the rg binary", () => {
         want = expectedGrepFiles(c.events ?? "")
           .map(
             (f) =>
-              `${f.path}: ${f.lines.map((l) => `L${l.lineNumber}@${l.absoluteOffset}${l.lineIsBytes ? "B" : ""}[${l.submatches.map((m) => `${m.start}-${m.end}${m.isBytes ? "B" : ""}`).join(",")}]`).join(" ")}${f.binaryOffset === undefined ? "" : ` bin=${f.binaryOffset}`}`,
+              `${f.path}: ${f.lines.map((l) => (l.context ? `C${l.lineNumber}@${l.absoluteOffset}${l.lineIsBytes ? "B" : ""}` : `L${l.lineNumber}@${l.absoluteOffset}${l.lineIsBytes ? "B" : ""}[${l.submatches.map((m) => `${m.start}-${m.end}${m.isBytes ? "B" : ""}`).join(",")}]`)).join(" ")}${f.binaryOffset === undefined ? "" : ` bin=${f.binaryOffset}`}`,
           )
           .join("\n");
       }

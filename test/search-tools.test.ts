@@ -336,6 +336,53 @@ describe("grep", () => {
     );
   });
 
+  test("-A/-B/-C on the memory engine: context lines marked with -, groups apart separated by --, as ripgrep prints them", async () => {
+    const fs = createMemoryProvider({ cwd: "/ws", files: { "ctx.txt": "a\nb hit\nc\nd\ne\nf hit\ng hit\nh\ni\nj\nk\nl hit", "one.txt": "hit\n" } });
+    const toolkit = createToolkit({ fs, search: createEngineBackend(fs) });
+    const around = await toolkit.call("grep", { pattern: "hit", "-C": 1 });
+    expect(around.content).toBe(
+      "Found 5 matches in 2 files.\n\nctx.txt\n  1- a\n  2: b hit\n  3- c\n  --\n  5- e\n  6: f hit\n  7: g hit\n  8- h\n  --\n  11- k\n  12: l hit\n\none.txt\n  1: hit",
+    );
+    expect(around.meta).toMatchObject({ total: 5, truncated: false });
+    expect((around.meta as { files: { matches: unknown[] }[] }).files[0]?.matches[0]).toEqual({ lineNumber: 1, line: "a", context: true });
+    // -B overrides -C's before; without context, no separators between distant matches.
+    const after = await toolkit.call("grep", { pattern: "hit", "-C": 1, "-B": 0, path: "ctx.txt" });
+    expect(after.content).toBe("Found 4 matches in 1 file.\n\nctx.txt\n  2: b hit\n  3- c\n  --\n  6: f hit\n  7: g hit\n  8- h\n  --\n  12: l hit");
+    expect((await toolkit.call("grep", { pattern: "hit", path: "ctx.txt" })).content).toBe(
+      "Found 4 matches in 1 file.\n\nctx.txt\n  2: b hit\n  6: f hit\n  7: g hit\n  12: l hit",
+    );
+    // Context is for content mode; the per-file modes count matches only.
+    expect((await toolkit.call("grep", { pattern: "hit", "-C": 2, output_mode: "count" })).content).toBe(
+      "Found 2 files with matches (5 matching lines).\n\nctx.txt: 4\none.txt: 1",
+    );
+    expect((await toolkit.call("grep", { pattern: "hit", "-C": 11 })).error?.code).toBe("TOOL_INVALID_ARGUMENTS");
+  });
+
+  test("over the cap with context: a displaced match takes its context along, keeping the after-context of the one before", async () => {
+    const spill = createMemorySpillStore();
+    const ctx = (lineNumber: number, text: string) => ({ ...line(lineNumber, text), context: true as const });
+    // z.ts is found first; a.ts sorts before it and displaces z.ts's last match.
+    const events: GrepEvent[] = [
+      { type: "line", path: "z.ts", line: line(1, "z1") },
+      { type: "line", path: "z.ts", line: ctx(2, "z2") },
+      { type: "line", path: "z.ts", line: ctx(4, "z4") },
+      { type: "line", path: "z.ts", line: line(5, "z5") },
+      { type: "line", path: "z.ts", line: ctx(6, "z6") },
+      { type: "end", path: "z.ts" },
+      { type: "line", path: "a.ts", line: ctx(1, "a1") },
+      { type: "line", path: "a.ts", line: line(2, "a2") },
+      { type: "end", path: "a.ts" },
+    ];
+    const backend = streaming({ events: () => events }).backend;
+    const fs = createMemoryProvider({ cwd: "/ws" });
+    const toolkit = createToolkit({ fs, search: backend, spill, limits: { grepMaxMatches: 2 } });
+    const result = await toolkit.call("grep", { pattern: "x", "-C": 1 });
+    expect(result.content.split("\n\n(")[0]).toBe(
+      "Found 3 matches in 2 files; showing the first 2 (in 2 files).\n\na.ts\n  1- a1\n  2: a2\n\nz.ts\n  1: z1\n  2- z2",
+    );
+    expect(spill.get("spill:grep/1")).toBe("z.ts\n  1: z1\n  2- z2\n  --\n  4- z4\n  5: z5\n  6- z6\n\na.ts\n  1- a1\n  2: a2\n");
+  });
+
   test("no match says what grep skips", async () => {
     const { backend } = scripted({ files: [] });
     expect((await kit(backend).call("grep", { pattern: "zzz" })).content).toBe(

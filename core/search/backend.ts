@@ -103,6 +103,11 @@ export interface GrepRequest extends SearchScope {
   readonly pattern: string;
   /** `-i` (`--ignore-case`): the pattern matches whatever the case, as if it began with `(?i)`. */
   readonly caseInsensitive?: boolean;
+  /**
+   * `-B`/`-A`: lines of context before and after each matching line, delivered as lines marked
+   * {@link GrepLine.context} (ripgrep's `context` messages), merged as ripgrep merges them.
+   */
+  readonly context?: { readonly before?: number; readonly after?: number };
 }
 
 /** Text that was valid UTF-8, or the raw bytes when it was not (ripgrep's `{"text"}` / `{"bytes"}`). */
@@ -123,6 +128,11 @@ export interface GrepLine {
   /** Byte offset of the line's start in the (decoded) file. */
   readonly absoluteOffset: number;
   readonly submatches: readonly GrepSubmatch[];
+  /**
+   * A context line (only when the request asked for context): not a match, and without submatches. Callers
+   * that count matches skip it.
+   */
+  readonly context?: true;
 }
 
 export interface GrepFile {

@@ -1,12 +1,10 @@
 import { z } from "zod";
 import { quoteInput } from "../errors/mod.ts";
 import { baseName } from "../fs/paths.ts";
-import type { GrepEvent, ResultSink, SearchData } from "../search/backend.ts";
-import { comparePaths } from "../search/engine/files.ts";
 import { RIPGREP_TYPES } from "../search/engine/type-list.ts";
 import { streamMatches } from "../search/stream.ts";
-import { completeUtf8Prefix } from "../text/utf8.ts";
 import { type FileCount, GrepFileCounts } from "./grep-files.ts";
+import { GrepMatches, matchesMeta } from "./grep-lines.ts";
 import { ToolError } from "./types.ts";
 import { backendOf, capMeta, fallbackNote, grouped, problemsNote, searchRoot, SpillList } from "./search.ts";
 import { type CallContext, otherRoots, plural, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
@@ -18,16 +16,16 @@ export interface GrepArgs {
   readonly output_mode?: OutputMode | undefined;
   readonly "-i"?: boolean | undefined;
   readonly type?: string | undefined;
+  readonly "-A"?: number | undefined;
+  readonly "-B"?: number | undefined;
+  readonly "-C"?: number | undefined;
 }
+
+/** The most context lines on either side of a match: enough to read a hit, and a bound on the page. */
+export const MAX_CONTEXT = 10;
 
 /** What grep answers: matching lines (the default), the files that have one, or how many each has. */
 export type OutputMode = "content" | "files_with_matches" | "count";
-
-interface Match {
-  readonly path: string;
-  readonly lineNumber: number;
-  readonly line: string;
-}
 
 /** `grep`: lines matching a ripgrep regular expression, grouped by file. */
 export function grepTool(env: ToolEnv): Tool<GrepArgs> {
@@ -53,6 +51,9 @@ export function grepTool(env: ToolEnv): Tool<GrepArgs> {
           .enum(["content", "files_with_matches", "count"])
           .optional()
           .describe('"content" (default): matching lines with line numbers; "files_with_matches": paths only; "count": matching lines per file'),
+        "-A": contextArg("after each match"),
+        "-B": contextArg("before each match"),
+        "-C": contextArg("before and after each match"),
         "-i": z.boolean().optional().describe("Case-insensitive search (rg -i)"),
         type: z.string().min(1).optional().describe('File type to search (rg --type), such as "js", "py", "rust", "go" or "java"; ripgrep\'s type list'),
       })
@@ -62,6 +63,18 @@ export function grepTool(env: ToolEnv): Tool<GrepArgs> {
       `names them${env.has("read") ? "; read a match's file for context" : ""}.`,
     run: (args, call) => runGrep(env, args, call),
   };
+}
+
+function contextArg(where: string) {
+  return z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_CONTEXT)
+    .optional()
+    .describe(
+      `Lines of context to show ${where} (rg ${where.startsWith("before and") ? "-C" : where.startsWith("after") ? "-A" : "-B"}; content mode only, at most ${MAX_CONTEXT})`,
+    );
 }
 
 function checkType(type: string | undefined): void {
@@ -103,10 +116,13 @@ async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise
   const cap = limits.grepMaxMatches;
   const shown = root.type === "file" ? () => root.shown : root.display;
   const mode = args.output_mode ?? "content";
+  // As in ripgrep, -A and -B override -C; context means nothing to the per-file modes.
+  const around = mode === "content" ? (args["-C"] ?? 0) : 0;
+  const context = mode === "content" ? { before: args["-B"] ?? around, after: args["-A"] ?? around } : { before: 0, after: 0 };
   const spill = new SpillList(env, "grep", call);
   const found =
     mode === "content"
-      ? new GrepMatches(cap, limits.grepLineBytes, shown, spill)
+      ? new GrepMatches(cap, limits.grepLineBytes, shown, context, spill)
       : new GrepFileCounts(cap, shown, mode === "count" ? renderCount : (f) => f.path, spill);
   let outcome;
   try {
@@ -119,6 +135,7 @@ async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise
         ...(args.include === undefined ? {} : { globs: [{ glob: args.include }] }),
         ...(args.type === undefined ? {} : { types: [args.type] }),
         ...(args["-i"] ? { caseInsensitive: true } : {}),
+        ...(context.before > 0 || context.after > 0 ? { context } : {}),
         timeoutMs: limits.searchTimeoutMs,
         ...(call.signal ? { signal: call.signal } : {}),
       },
@@ -140,20 +157,20 @@ async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise
       `${args.include === undefined ? "" : ", files include does not match"}${args.type === undefined ? "" : `, files not of type ${args.type}`} and symbolic links, and that left none. ` +
       "To search such a file, name it or its folder with path, or give include a glob that matches it (include brings back hidden and ignored files)." +
       note;
-    return { content, meta: { ...meta([], 0, limits.searchMetaBytes), ...fellBack.meta } };
+    return { content, meta: { ...matchesMeta([], 0, 0, limits.searchMetaBytes), ...fellBack.meta } };
   }
   if (total === 0) {
     const skipped = root.type === "file" ? "" : " (hidden, ignored and binary files were skipped; name them with path or include to search them)";
     return {
       content: `No matches for ${quoteInput(args.pattern, "json")}${where}${skipped}.${note}`,
-      meta: { ...meta([], 0, limits.searchMetaBytes), ...fellBack.meta },
+      meta: { ...matchesMeta([], 0, 0, limits.searchMetaBytes), ...fellBack.meta },
     };
   }
   if (found instanceof GrepFileCounts) return fileModeOutput(env, mode, found, stopped, note, fellBack.meta);
   const page = found.page;
   if (total <= cap) {
     const header = `Found ${plural(total, "match", "matches")} in ${plural(files, "file")}.`;
-    return { content: `${header}\n\n${render(page)}${note}`, meta: { ...meta(page, total, limits.searchMetaBytes), ...fellBack.meta } };
+    return { content: `${header}\n\n${found.render(page)}${note}`, meta: { ...matchesMeta(page, total, total, limits.searchMetaBytes), ...fellBack.meta } };
   }
   found.spill.write("\n");
   const saved = await found.spill.finish(
@@ -170,119 +187,15 @@ async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise
   const atLeast = stopped ? "at least " : "";
   const header = `Found ${atLeast}${total} matches in ${atLeast}${plural(files, "file")}; showing the first ${cap} (in ${plural(shownFiles, "file")}).`;
   return {
-    content: `${header}\n\n${render(page)}\n\n(${recovery})${note}`,
+    content: `${header}\n\n${found.render(page)}\n\n(${recovery})${note}`,
     meta: {
-      ...meta(page, total, limits.searchMetaBytes),
+      ...matchesMeta(page, total, cap, limits.searchMetaBytes),
       ...fellBack.meta,
       ...(stopped ? { lowerBound: true } : {}),
       ...(saved ? { spill: saved.locator } : {}),
     },
     ...(saved?.parts ? { parts: saved.parts } : {}),
   };
-}
-
-/**
- * Takes grep's events as the backend finds them. The page is the first `cap` matches in path order (the
- * walk's order, which ripgrep's threads do not keep), so every backend shows the same page; it holds at most
- * `cap` matches, and the arrival order of the first `cap` until the spill opens. Past the cap every match goes
- * on to the spill as it arrives, rendered as the page renders it.
- */
-class GrepMatches implements ResultSink<GrepEvent> {
-  readonly spill: SpillList;
-  total = 0;
-  files = 0;
-  readonly #cap: number;
-  readonly #lineBytes: number;
-  readonly #shown: (path: string) => string;
-  // The page: files in path order, each with its first matches; `#paged` matches in all.
-  readonly #page: { readonly path: string; readonly matches: Match[] }[] = [];
-  #paged = 0;
-  // The file whose lines are arriving, and its group on the page (undefined when it is not on it).
-  #open: string | undefined;
-  #group: { readonly path: string; readonly matches: Match[] } | undefined;
-  // The first `cap` matches in arrival order: the head of the spill, written once it opens.
-  #arrived: Match[] | undefined = [];
-  // The path of the last match in the spill, to group its lines as the page does.
-  #spilledPath: string | undefined;
-
-  constructor(cap: number, lineBytes: number, shown: (path: string) => string, spill: SpillList) {
-    this.#cap = cap;
-    this.#lineBytes = lineBytes;
-    this.#shown = shown;
-    this.spill = spill;
-  }
-
-  /** The page's matches, grouped by file in path order. */
-  get page(): Match[] {
-    return this.#page.flatMap((group) => group.matches);
-  }
-
-  /** Matches held now: the page and the head of the spill until it opens, not what the search found. */
-  get held(): number {
-    return this.#paged + (this.#arrived?.length ?? 0);
-  }
-
-  push(event: GrepEvent): "stop" | void {
-    if (event.type === "end") {
-      this.#open = undefined;
-      this.#group = undefined;
-      return;
-    }
-    if (this.#open !== event.path) {
-      this.#open = event.path;
-      this.files++;
-      this.#group = this.#admit(event.path);
-    }
-    const total = ++this.total;
-    const match = { path: this.#shown(event.path), lineNumber: event.line.lineNumber, line: preview(event.line.line, this.#lineBytes) };
-    this.#offer(match);
-    if (total <= this.#cap) {
-      this.#arrived?.push(match);
-      return;
-    }
-    if (this.#arrived) {
-      this.spill.open();
-      this.spill.write(render(this.#arrived));
-      this.#spilledPath = this.#arrived.at(-1)?.path;
-      this.#arrived = undefined;
-    }
-    const text = match.path === this.#spilledPath ? `\n  ${match.lineNumber}: ${match.line}` : `\n\n${match.path}\n  ${match.lineNumber}: ${match.line}`;
-    this.#spilledPath = match.path;
-    return this.spill.write(text);
-  }
-
-  ready(): Promise<void> | undefined {
-    return this.spill.ready();
-  }
-
-  // A file joins the page when the page has room or the file comes before its last one; a file after it
-  // cannot displace anything, since all its matches come later in path order.
-  #admit(path: string): { readonly path: string; readonly matches: Match[] } | undefined {
-    const page = this.#page;
-    const last = page.at(-1);
-    if (this.#paged >= this.#cap && last && comparePaths(path, last.path) >= 0) return undefined;
-    let at = page.length;
-    while (at > 0 && comparePaths(path, (page[at - 1] as { path: string }).path) < 0) at--;
-    const group = { path, matches: [] };
-    page.splice(at, 0, group);
-    return group;
-  }
-
-  // Adds a match of the arriving file to its group, dropping the page's last match when it is full.
-  #offer(match: Match): void {
-    const group = this.#group;
-    if (!group) return;
-    if (this.#paged >= this.#cap) {
-      const last = this.#page.at(-1) as { matches: Match[] };
-      // The arriving file is the last one on the page: its further matches come after everything there.
-      if (last === group) return;
-      last.matches.pop();
-      this.#paged--;
-      if (last.matches.length === 0) this.#page.pop();
-    }
-    group.matches.push(match);
-    this.#paged++;
-  }
 }
 
 function renderCount(file: FileCount): string {
@@ -340,43 +253,4 @@ async function fileModeOutput(
     meta: { ...metaOf(), ...(stopped ? { lowerBound: true } : {}), ...(saved ? { spill: saved.locator } : {}) },
     ...(saved?.parts ? { parts: saved.parts } : {}),
   };
-}
-
-function render(matches: readonly Match[]): string {
-  const out: string[] = [];
-  let current: string | undefined;
-  for (const match of matches) {
-    if (match.path !== current) {
-      if (current !== undefined) out.push("");
-      out.push(match.path);
-      current = match.path;
-    }
-    out.push(`  ${match.lineNumber}: ${match.line}`);
-  }
-  return out.join("\n");
-}
-
-function meta(matches: readonly Match[], total: number, maxBytes: number): Record<string, unknown> {
-  const files: { path: string; matches: { lineNumber: number; line: string }[] }[] = [];
-  for (const match of matches) {
-    const last = files.at(-1);
-    const entry = { lineNumber: match.lineNumber, line: match.line };
-    if (last?.path === match.path) last.matches.push(entry);
-    else files.push({ path: match.path, matches: [entry] });
-  }
-  return capMeta({ shape: "matches", files, truncated: total > matches.length, total }, "files", maxBytes);
-}
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
-
-// The matched line without its terminator, cut to `maxBytes` on a character boundary.
-function preview(data: SearchData, maxBytes: number): string {
-  if (!("text" in data)) return "[this line is not valid UTF-8; read the file to see it]";
-  let text = data.text;
-  if (text.endsWith("\n")) text = text.slice(0, text.endsWith("\r\n") ? -2 : -1);
-  if (text.length <= maxBytes / 4) return text;
-  const bytes = encoder.encode(text);
-  if (bytes.length <= maxBytes) return text;
-  return `${decoder.decode(bytes.subarray(0, completeUtf8Prefix(bytes, maxBytes)))} … [line cut at ${maxBytes} bytes]`;
 }
