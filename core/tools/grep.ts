@@ -35,7 +35,7 @@ export function grepTool(env: ToolEnv): Tool<GrepArgs> {
     mutates: false,
     description:
       "Search file contents with a ripgrep regular expression (case-sensitive unless -i). Matching " +
-      `lines come grouped by file with line numbers (output_mode "files_with_matches" lists the files, "count" counts per file), ` +
+      `lines come grouped by file with line numbers (or see output_mode), ` +
       `up to ${cap}${env.spill ? "; the footer says where the rest is" : ""}. Skips hidden ` +
       "files, files ignored by .gitignore/.ignore/.rgignore, and binary files; include overrides the first two.",
     schema: z
@@ -50,12 +50,12 @@ export function grepTool(env: ToolEnv): Tool<GrepArgs> {
         output_mode: z
           .enum(["content", "files_with_matches", "count"])
           .optional()
-          .describe('"content" (default): matching lines with line numbers; "files_with_matches": paths only; "count": matching lines per file'),
+          .describe('"content" (default): matching lines; "files_with_matches": paths; "count": matching lines per file'),
         "-A": contextArg("after each match"),
         "-B": contextArg("before each match"),
         "-C": contextArg("before and after each match"),
-        "-i": z.boolean().optional().describe("Case-insensitive search (rg -i)"),
-        type: z.string().min(1).optional().describe('File type to search (rg --type), such as "js", "py", "rust", "go" or "java"; ripgrep\'s type list'),
+        "-i": z.boolean().optional().describe("Case-insensitive"),
+        type: z.string().min(1).optional().describe('File type (rg --type), such as "js", "py" or "rust"'),
       })
       .strict(),
     guidance:
@@ -72,9 +72,7 @@ function contextArg(where: string) {
     .min(0)
     .max(MAX_CONTEXT)
     .optional()
-    .describe(
-      `Lines of context to show ${where} (rg ${where.startsWith("before and") ? "-C" : where.startsWith("after") ? "-A" : "-B"}; content mode only, at most ${MAX_CONTEXT})`,
-    );
+    .describe(`Context lines ${where} (content mode)`);
 }
 
 function checkType(type: string | undefined): void {
