@@ -2,7 +2,7 @@
 // R-B1, R-L1); match-lines.ts finds the matching lines and the events ripgrep prints for them.
 import type { FileSystem } from "../../fs/mod.ts";
 import { detectBom, encodeUtf8 } from "../../text/mod.ts";
-import type { GrepEvent, GrepFile, GrepRequest, ResultSink } from "../backend.ts";
+import type { GrepEvent, GrepFile, GrepLine, GrepRequest, ResultSink } from "../backend.ts";
 import { type Budget, deliver, keepPace } from "./budget.ts";
 import { type ContextSize, withContext } from "./context.ts";
 import { type BufferFills, matchLines } from "./match-lines.ts";
@@ -138,11 +138,22 @@ async function searchBytes(
   }
   const found = await matchLines(data, buffer, regex, budget, file.path, lateNul);
   if (found.lines.length === 0) return undefined;
-  binaryOffset ??= found.nulInMatch;
   // The `begin` and `end` messages around the file's matches.
   budget.spend(2 * file.path.length + 320);
   const lines = context ? withContext(data, buffer.end, found.lines, context, budget, file.path) : found.lines;
+  // A mapped file's NUL past the first 64 KiB counts where ripgrep reports a line holding it, context included.
+  binaryOffset ??= lateNul && context ? firstNulIn(data, lines, buffer.end) : found.nulInMatch;
   return binaryOffset === undefined ? { path: file.path, lines } : { path: file.path, lines, binaryOffset };
+}
+
+function firstNulIn(data: Uint8Array, lines: readonly GrepLine[], end: number): number | undefined {
+  for (const line of lines) {
+    const start = line.absoluteOffset;
+    const nl = data.indexOf(0x0a, start);
+    const at = data.subarray(start, nl === -1 || nl >= end ? end : nl + 1).indexOf(0);
+    if (at !== -1) return start + at;
+  }
+  return undefined;
 }
 
 /**
