@@ -66,13 +66,7 @@ export function grepTool(env: ToolEnv): Tool<GrepArgs> {
 }
 
 function contextArg(where: string) {
-  return z
-    .number()
-    .int()
-    .min(0)
-    .max(MAX_CONTEXT)
-    .optional()
-    .describe(`Context lines ${where} (content mode)`);
+  return z.number().int().min(0).max(MAX_CONTEXT).optional().describe(`Context lines ${where} (content mode)`);
 }
 
 function checkType(type: string | undefined): void {
