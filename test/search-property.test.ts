@@ -124,6 +124,9 @@ function rgEvents(stdout: string, contents = true): string {
         `L${event.data.line_number}@${event.data.absolute_offset}${data(event.data.lines)}[${subs.join(",")}]`,
       );
     }
+    if (event.type === "context") {
+      (files.get(path) ?? files.set(path, []).get(path))?.push(`C${event.data.line_number}@${event.data.absolute_offset}${data(event.data.lines)}`);
+    }
     if (event.type === "end" && event.data.binary_offset !== null) binary.set(path, event.data.binary_offset);
   }
   return [...files.keys()]
@@ -141,7 +144,7 @@ function engineEvents(result: GrepResult): string {
     .sort((a, b) => (a.path < b.path ? -1 : 1))
     .map(
       (f) =>
-        `${f.path}: ${f.lines.map((l) => `L${l.lineNumber}@${l.absoluteOffset}${show(l.line)}[${l.submatches.map((s) => `${s.start}-${s.end}${showMatch(s.match)}`).join(",")}]`).join(" ")}${f.binaryOffset === undefined ? "" : ` bin=${f.binaryOffset}`}`,
+        `${f.path}: ${f.lines.map((l) => (l.context ? `C${l.lineNumber}@${l.absoluteOffset}${show(l.line)}` : `L${l.lineNumber}@${l.absoluteOffset}${show(l.line)}[${l.submatches.map((s) => `${s.start}-${s.end}${showMatch(s.match)}`).join(",")}]`)).join(" ")}${f.binaryOffset === undefined ? "" : ` bin=${f.binaryOffset}`}`,
     )
     .join("\n");
 }
@@ -187,6 +190,10 @@ function rgArgs(c: DifferentialCase): string[] {
   if (r.hidden) args.push("--hidden");
   if (r.noIgnore) args.push("--no-ignore");
   if (r.follow) args.push("-L");
+  if (c.kind === "grep" && c.request.caseInsensitive) args.push("-i");
+  if (c.kind === "grep" && c.request.context?.before) args.push(`--before-context=${c.request.context.before}`);
+  if (c.kind === "grep" && c.request.context?.after) args.push(`--after-context=${c.request.context.after}`);
+  for (const type of r.types ?? []) args.push("-t", type);
   if (c.kind === "files" && c.request.sort) args.push(`--${c.request.sort.reverse ? "sortr" : "sort"}=${c.request.sort.by}`);
   args.push(...globArgs(r.globs ?? []), "--no-ignore-global");
   if (r.paths) args.push("--", ...r.paths);
@@ -223,12 +230,49 @@ describe("the differential cases hold for the rg binary", () => {
         want = expectedGrepFiles(c.events ?? "")
           .map(
             (f) =>
-              `${f.path}: ${f.lines.map((l) => `L${l.lineNumber}@${l.absoluteOffset}${l.lineIsBytes ? "B" : ""}[${l.submatches.map((m) => `${m.start}-${m.end}${m.isBytes ? "B" : ""}`).join(",")}]`).join(" ")}${f.binaryOffset === undefined ? "" : ` bin=${f.binaryOffset}`}`,
+              `${f.path}: ${f.lines.map((l) => (l.context ? `C${l.lineNumber}@${l.absoluteOffset}${l.lineIsBytes ? "B" : ""}` : `L${l.lineNumber}@${l.absoluteOffset}${l.lineIsBytes ? "B" : ""}[${l.submatches.map((m) => `${m.start}-${m.end}${m.isBytes ? "B" : ""}`).join(",")}]`)).join(" ")}${f.binaryOffset === undefined ? "" : ` bin=${f.binaryOffset}`}`,
           )
           .join("\n");
       }
       if (c.kind === "grep" && (c.nothingSearched === true) !== out.stderr.includes("No files were searched")) got += ` stderr ${out.stderr}`;
       if (out.status !== c.exit || got !== want) failures.push(`${c.id} ${c.command}: exit ${out.status}\n  rg:       ${got}\n  expected: ${want}`);
+    }
+    expect(failures).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Context lines (-A/-B) and -i: random files of short lines (some invalid UTF-8, CRLF, unterminated, and some
+// long enough to cross ripgrep's 64 KiB buffer), random context sizes, against the binary.
+
+const CONTEXT_LINES = ["hit", "x", "", "HIT", "a hit b", "\r", "zz", "é", "hit\r", "Hit x"];
+const CONTEXT_PATTERNS = ["hit", "^$", "x|zz", "hit$", "\\r$", "(?-i)hit"];
+
+describe("context lines and -i agree with rg", () => {
+  test(`${RUNS} random trees`, async () => {
+    const failures: string[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      const seed = SEED + 7919 * run;
+      const r = random(seed);
+      const tree: Tree = new Map();
+      for (let f = 0, n = 1 + r.int(3); f < n; f++) {
+        const count = r.int(30);
+        let text = r.chance(0.2) ? `${"pad line ".repeat(10)}\n`.repeat(700) : "";
+        for (let i = 0; i < count; i++) text += r.pick(CONTEXT_LINES) + (i < count - 1 || r.chance(0.5) ? "\n" : "");
+        const bytes = new TextEncoder().encode(text);
+        if (bytes.length > 0 && r.chance(0.15)) bytes[r.int(bytes.length)] = 0xff;
+        tree.set(`f${f}.txt`, bytes);
+      }
+      const m = materialize(tree, [...tree.keys()]);
+      const before = r.int(4);
+      const after = r.int(4);
+      const caseInsensitive = r.chance(0.5);
+      const pattern = r.pick(CONTEXT_PATTERNS);
+      const flags = [...(caseInsensitive ? ["-i"] : []), `--before-context=${before}`, `--after-context=${after}`];
+      const want = rgEvents(rg(m.root, ["--json", "--no-ignore-global", ...flags, "-e", pattern]).stdout);
+      const got = engineEvents(await m.backend.grep({ cwd: "/w", pattern, caseInsensitive, context: { before, after } }));
+      if (got !== want)
+        failures.push(`seed ${seed}: rg ${flags.join(" ")} -e ${JSON.stringify(pattern)}\n  rg:     ${want.slice(0, 600)}\n  engine: ${got.slice(0, 600)}`);
     }
     expect(failures).toEqual([]);
   });

@@ -3,6 +3,7 @@
 import { describe, expect, test } from "vitest";
 import { createMemoryProvider } from "../adapters/memory/mod.ts";
 import type { FilesRequest, GrepEvent, GrepFile, GrepRequest, ResultSink, SearchBackend, StreamOutcome, WholeResults } from "../core/search/backend.ts";
+import { createEngineBackend } from "../core/search/engine/mod.ts";
 import { SearchError } from "../core/search/errors.ts";
 import { fromWholeResults } from "../core/search/stream.ts";
 import { createMemorySpillStore, type SpillStore } from "../core/spill/mod.ts";
@@ -260,6 +261,126 @@ describe("grep", () => {
     expect(result.meta).toMatchObject({ truncated: true, total: 300 });
     const unsaved = await kit(backend).call("grep", { pattern: "hit" });
     expect(unsaved.content).toMatch(/ {2}250: hit 250\n\n\(Narrow pattern, path or include to see the rest\.\)$/);
+  });
+
+  test("files_with_matches lists the files in path order; count adds each file's matching lines", async () => {
+    const { backend } = scripted({ files });
+    const listed = await kit(backend).call("grep", { pattern: "alpha", output_mode: "files_with_matches" });
+    expect(listed.content).toBe("Found 2 files with matches.\n\ndocs/b.md\nsrc/a.ts");
+    expect(listed.meta).toEqual({ shape: "paths", files: ["docs/b.md", "src/a.ts"], truncated: false, total: 2 });
+    const counted = await kit(backend).call("grep", { pattern: "alpha", output_mode: "count" });
+    expect(counted.content).toBe("Found 2 files with matches (3 matching lines).\n\ndocs/b.md: 1\nsrc/a.ts: 2");
+    expect(counted.meta).toEqual({
+      shape: "counts",
+      files: [
+        { path: "docs/b.md", count: 1 },
+        { path: "src/a.ts", count: 2 },
+      ],
+      truncated: false,
+      total: 2,
+      matches: 3,
+    });
+    const content = await kit(backend).call("grep", { pattern: "alpha", output_mode: "content" });
+    expect(content.content).toBe((await kit(backend).call("grep", { pattern: "alpha" })).content);
+    expect((await kit(backend).call("grep", { pattern: "alpha", output_mode: "lines" })).error?.code).toBe("TOOL_INVALID_ARGUMENTS");
+  });
+
+  test.for([["files_with_matches"], ["count"]])("%s over the cap: the first files in path order, all of them spilled in the order found", async ([mode]) => {
+    const spill = createMemorySpillStore();
+    const many = Array.from({ length: 260 }, (_, i) => ({ path: `f${String(259 - i).padStart(3, "0")}.ts`, lines: [line(1, "x"), line(2, "x")] }));
+    const { backend } = scripted({ files: many });
+    const result = await kit(backend, { spill }).call("grep", { pattern: "x", output_mode: mode });
+    const counts = mode === "count" ? " (520 matching lines)" : "";
+    const suffix = mode === "count" ? ": 2" : "";
+    expect(result.content.split("\n")[0]).toBe(`Found 260 files with matches${counts}; showing the first 250 in path order.`);
+    expect(result.content).toContain(`\n\nf000.ts${suffix}\n`);
+    expect(result.content).toContain(`\nf249.ts${suffix}\n\n(All 260 files are in spill:grep/1;`);
+    expect(result.content).not.toContain("f250.ts");
+    const spilled = (spill.get("spill:grep/1") ?? "").split("\n");
+    expect(spilled.slice(0, 2)).toEqual([`f259.ts${suffix}`, `f258.ts${suffix}`]);
+    expect(spilled.length).toBe(261);
+    expect(result.meta).toMatchObject({ truncated: true, total: 260, spill: "spill:grep/1" });
+  });
+
+  test.for([["files_with_matches"], ["count"]])("%s with nothing found says so as content mode does", async ([mode]) => {
+    const { backend } = scripted({ files: [] });
+    expect((await kit(backend).call("grep", { pattern: "zzz", output_mode: mode })).content).toBe(
+      'No matches for "zzz" (hidden, ignored and binary files were skipped; name them with path or include to search them).',
+    );
+  });
+
+  test("-i and type reach the backend as caseInsensitive and types; an unknown type is an argument error", async () => {
+    const { backend, requests } = scripted({ files });
+    await kit(backend).call("grep", { pattern: "ALPHA", "-i": true, type: "ts" });
+    expect(requests[0]).toMatchObject({ pattern: "ALPHA", caseInsensitive: true, types: ["ts"] });
+    await kit(backend).call("grep", { pattern: "alpha", "-i": false });
+    expect(requests[1]).not.toHaveProperty("caseInsensitive");
+    expect(requests[1]).not.toHaveProperty("types");
+    const wrong = await kit(backend).call("grep", { pattern: "alpha", type: "tpyescript" });
+    expect(wrong.error?.code).toBe("TOOL_INVALID_ARGUMENTS");
+    expect(wrong.content).toContain(`type "tpyescript" is not one of ripgrep's file types`);
+    expect(requests).toHaveLength(2);
+  });
+
+  test("-i and type on the memory engine: a real search", async () => {
+    const fs = createMemoryProvider({ cwd: "/ws", files: { "a.ts": "Alpha\n", "b.js": "ALPHA\n", ".h.ts": "alpha\n" } });
+    const toolkit = createToolkit({ fs, search: createEngineBackend(fs) });
+    expect((await toolkit.call("grep", { pattern: "alpha", "-i": true, type: "ts", output_mode: "files_with_matches" })).content).toBe(
+      "Found 2 files with matches.\n\n.h.ts\na.ts",
+    );
+    expect((await toolkit.call("grep", { pattern: "alpha", "-i": true, output_mode: "count" })).content).toBe(
+      "Found 2 files with matches (2 matching lines).\n\na.ts: 1\nb.js: 1",
+    );
+    expect((await toolkit.call("grep", { pattern: "alpha", type: "py" })).content).toMatch(
+      /^No files were searched: .*, files not of type py and symbolic links/,
+    );
+  });
+
+  test("-A/-B/-C on the memory engine: context lines marked with -, groups apart separated by --, as ripgrep prints them", async () => {
+    const fs = createMemoryProvider({ cwd: "/ws", files: { "ctx.txt": "a\nb hit\nc\nd\ne\nf hit\ng hit\nh\ni\nj\nk\nl hit", "one.txt": "hit\n" } });
+    const toolkit = createToolkit({ fs, search: createEngineBackend(fs) });
+    const around = await toolkit.call("grep", { pattern: "hit", "-C": 1 });
+    expect(around.content).toBe(
+      "Found 5 matches in 2 files.\n\nctx.txt\n  1- a\n  2: b hit\n  3- c\n  --\n  5- e\n  6: f hit\n  7: g hit\n  8- h\n  --\n  11- k\n  12: l hit\n\none.txt\n  1: hit",
+    );
+    expect(around.meta).toMatchObject({ total: 5, truncated: false });
+    expect((around.meta as { files: { matches: unknown[] }[] }).files[0]?.matches[0]).toEqual({ lineNumber: 1, line: "a", context: true });
+    // -B overrides -C's before; without context, no separators between distant matches.
+    const after = await toolkit.call("grep", { pattern: "hit", "-C": 1, "-B": 0, path: "ctx.txt" });
+    expect(after.content).toBe("Found 4 matches in 1 file.\n\nctx.txt\n  2: b hit\n  3- c\n  --\n  6: f hit\n  7: g hit\n  8- h\n  --\n  12: l hit");
+    expect((await toolkit.call("grep", { pattern: "hit", path: "ctx.txt" })).content).toBe(
+      "Found 4 matches in 1 file.\n\nctx.txt\n  2: b hit\n  6: f hit\n  7: g hit\n  12: l hit",
+    );
+    // Context is for content mode; the per-file modes count matches only.
+    expect((await toolkit.call("grep", { pattern: "hit", "-C": 2, output_mode: "count" })).content).toBe(
+      "Found 2 files with matches (5 matching lines).\n\nctx.txt: 4\none.txt: 1",
+    );
+    expect((await toolkit.call("grep", { pattern: "hit", "-C": 11 })).error?.code).toBe("TOOL_INVALID_ARGUMENTS");
+  });
+
+  test("over the cap with context: a displaced match takes its context along, keeping the after-context of the one before", async () => {
+    const spill = createMemorySpillStore();
+    const ctx = (lineNumber: number, text: string) => ({ ...line(lineNumber, text), context: true as const });
+    // z.ts is found first; a.ts sorts before it and displaces z.ts's last match.
+    const events: GrepEvent[] = [
+      { type: "line", path: "z.ts", line: line(1, "z1") },
+      { type: "line", path: "z.ts", line: ctx(2, "z2") },
+      { type: "line", path: "z.ts", line: ctx(4, "z4") },
+      { type: "line", path: "z.ts", line: line(5, "z5") },
+      { type: "line", path: "z.ts", line: ctx(6, "z6") },
+      { type: "end", path: "z.ts" },
+      { type: "line", path: "a.ts", line: ctx(1, "a1") },
+      { type: "line", path: "a.ts", line: line(2, "a2") },
+      { type: "end", path: "a.ts" },
+    ];
+    const backend = streaming({ events: () => events }).backend;
+    const fs = createMemoryProvider({ cwd: "/ws" });
+    const toolkit = createToolkit({ fs, search: backend, spill, limits: { grepMaxMatches: 2 } });
+    const result = await toolkit.call("grep", { pattern: "x", "-C": 1 });
+    expect(result.content.split("\n\n(")[0]).toBe(
+      "Found 3 matches in 2 files; showing the first 2 (in 2 files).\n\na.ts\n  1- a1\n  2: a2\n\nz.ts\n  1: z1\n  2- z2",
+    );
+    expect(spill.get("spill:grep/1")).toBe("z.ts\n  1: z1\n  2- z2\n  --\n  4- z4\n  5: z5\n  6- z6\n\na.ts\n  1- a1\n  2: a2\n");
   });
 
   test("no match says what grep skips", async () => {

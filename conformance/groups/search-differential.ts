@@ -127,6 +127,7 @@ async function runGrep(subject: Subject, c: GrepCase): Promise<void> {
       assert(actual !== undefined, `${where}: missing`);
       const bytes = lineAt(content, line.absoluteOffset);
       assertEquals(actual.lineNumber, line.lineNumber, `${where}: line number`);
+      assertEquals(actual.context === true, line.context, `${where}: a context line (not a match)`);
       assertEquals(actual.absoluteOffset, line.absoluteOffset, `${where}: absolute offset`);
       assertEquals(actual.line, data(bytes, line.lineIsBytes), `${where}: line data`);
       const submatches = line.submatches.map((s) => ({ match: data(bytes.subarray(s.start, s.end), s.isBytes), start: s.start, end: s.end }));

@@ -30,6 +30,12 @@ export interface SearchScope {
   /** `-L`: follow symbolic links. */
   readonly follow?: boolean;
   /**
+   * `-t NAME` values: only files whose name matches one of these built-in types' globs (ripgrep's
+   * `--type-list`, and `all` for every type). Judged after globs and ignore files; a type match brings back
+   * a hidden file. An unknown name fails `SEARCH_INVALID_PATTERN` ("unrecognized file type: NAME").
+   */
+  readonly types?: readonly string[];
+  /**
    * Canonical absolute paths the caller may see (a sandbox's read rules). A backend that knows the canonical
    * path of each file it reads and each folder it lists (the engine, whose reads and listings are pinned to
    * those paths) leaves out everything else, so a folder swapped for a symlink mid-search cannot bring in
@@ -95,6 +101,13 @@ export interface FilesResult {
 /** `rg --json -e PATTERN`: the lines matching a regular expression. */
 export interface GrepRequest extends SearchScope {
   readonly pattern: string;
+  /** `-i` (`--ignore-case`): the pattern matches whatever the case, as if it began with `(?i)`. */
+  readonly caseInsensitive?: boolean;
+  /**
+   * `-B`/`-A`: lines of context before and after each matching line, delivered as lines marked
+   * {@link GrepLine.context} (ripgrep's `context` messages), merged as ripgrep merges them.
+   */
+  readonly context?: { readonly before?: number; readonly after?: number };
 }
 
 /** Text that was valid UTF-8, or the raw bytes when it was not (ripgrep's `{"text"}` / `{"bytes"}`). */
@@ -115,6 +128,11 @@ export interface GrepLine {
   /** Byte offset of the line's start in the (decoded) file. */
   readonly absoluteOffset: number;
   readonly submatches: readonly GrepSubmatch[];
+  /**
+   * A context line (only when the request asked for context): not a match, and without submatches. Callers
+   * that count matches skip it.
+   */
+  readonly context?: true;
 }
 
 export interface GrepFile {

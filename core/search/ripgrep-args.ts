@@ -6,6 +6,7 @@ import { isAbsolutePath } from "../fs/paths.ts";
 import { bubblewrapLaunch, searchBubblewrapArgs } from "../process/bubblewrap.ts";
 import type { FilesRequest, GrepRequest, SearchScope } from "./backend.ts";
 import { precheckGlobs } from "./engine/overrides.ts";
+import { checkTypes } from "./engine/types.ts";
 import { SearchError } from "./errors.ts";
 import { checkPatternSize } from "./limits.ts";
 
@@ -15,7 +16,8 @@ export function ripgrepFilesArgs(request: FilesRequest): string[] {
   if (request.hidden) args.push("--hidden");
   if (request.sort) args.push(`--${request.sort.reverse ? "sortr" : "sort"}=${request.sort.by}`);
   if (request.follow) args.push("-L");
-  return [...args, ...globArgs(request), "--", ...pathArgs(request)];
+  const types = typeArgs(request);
+  return [...args, ...globArgs(request), ...types, "--", ...pathArgs(request)];
 }
 
 /** `rg --json` arguments for a request (without the program name). Never sorted: sorting costs the threads. */
@@ -24,9 +26,14 @@ export function ripgrepGrepArgs(request: GrepRequest): string[] {
   if (request.noIgnore) args.push("--no-ignore");
   if (request.hidden) args.push("--hidden");
   if (request.follow) args.push("-L");
+  if (request.caseInsensitive) args.push("--ignore-case");
+  const { before = 0, after = 0 } = request.context ?? {};
+  if (before > 0) args.push(`--before-context=${before}`);
+  if (after > 0) args.push(`--after-context=${after}`);
+  const types = typeArgs(request);
   const globs = globArgs(request);
   checkPatternSize(request.pattern);
-  return [...args, ...globs, `--regexp=${spellNul(request.pattern)}`, "--", ...pathArgs(request)];
+  return [...args, ...globs, ...types, `--regexp=${spellNul(request.pattern)}`, "--", ...pathArgs(request)];
 }
 
 /**
@@ -45,6 +52,12 @@ function spellNul(pattern: string): string {
     }
     return `${slashes}\\x00`;
   });
+}
+
+// Checked against the engine's copy of ripgrep's table first, so both backends refuse an unknown name alike.
+function typeArgs(request: SearchScope): string[] {
+  checkTypes(request.types);
+  return (request.types ?? []).map((name) => `--type=${name}`);
 }
 
 function globArgs(request: SearchScope): string[] {

@@ -63,7 +63,8 @@ export class GrepJsonParser {
         this.#current = { path: pathOf(data.path, index), matched: false };
         return stop;
       }
-      case "match": {
+      case "match":
+      case "context": {
         const path = pathOf(data.path, index);
         if (this.#current?.path !== path) {
           if (this.#close(null) === "stop") return "stop";
@@ -82,6 +83,7 @@ export class GrepJsonParser {
               start: numberOf(sub.start, index),
               end: numberOf(sub.end, index),
             })),
+            ...(message.type === "context" ? { context: true as const } : {}),
           },
         });
       }
@@ -92,7 +94,7 @@ export class GrepJsonParser {
         this.#searches = typeof data.stats?.searches === "number" ? data.stats.searches : 0;
         return;
       default:
-        // `context` lines (never requested) and message types a later ripgrep may add.
+        // Message types a later ripgrep may add.
         return;
     }
   }

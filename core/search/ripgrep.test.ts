@@ -102,6 +102,22 @@ describe("argv", () => {
     ]);
   });
 
+  test("grep: -i, types and context as ripgrep's long flags; an unknown type is refused before ripgrep runs", () => {
+    expect(ripgrepGrepArgs({ cwd: "/w", pattern: "a", caseInsensitive: true, types: ["ts", "js"], context: { before: 2, after: 0 } })).toEqual([
+      "--no-config",
+      "--json",
+      "--no-ignore-global",
+      "--ignore-case",
+      "--before-context=2",
+      "--type=ts",
+      "--type=js",
+      "--regexp=a",
+      "--",
+    ]);
+    expect(ripgrepGrepArgs({ cwd: "/w", pattern: "a", context: { after: 3 } })).toContain("--after-context=3");
+    expect(() => ripgrepGrepArgs({ cwd: "/w", pattern: "a", types: ["nope"] })).toThrow("unrecognized file type: nope");
+  });
+
   test("the path - names a file, not stdin, and is reported as it was asked for", async () => {
     const { backend, specs } = scripted({ stdout: "./-\n./-/x\nb\n" });
     expect((await backend.files({ cwd: "/w", paths: ["-", "b"] })).paths).toEqual(["-", "-/x", "b"]);
@@ -274,7 +290,7 @@ describe("output parsing", () => {
     data: { path, lines, line_number: lineNumber, absolute_offset: 0, submatches },
   });
 
-  test("text and base64 bytes become SearchData; binary_offset is kept; an end without matches adds no file", () => {
+  test("text and base64 bytes become SearchData; binary_offset is kept; an end without matches adds no file; context lines are marked", () => {
     const parsed = parseGrepJson(
       json(
         { type: "begin", data: { path: { text: "n.txt" } } },
@@ -282,7 +298,7 @@ describe("output parsing", () => {
         { type: "end", data: { path: { text: "n.txt" }, binary_offset: null } },
         { type: "begin", data: { path: { bytes: "bv9hbWUudHh0" } } },
         match({ bytes: "bv9hbWUudHh0" }, { text: "alpha\n" }, 3, [{ match: { text: "alpha" }, start: 0, end: 5 }]),
-        { type: "context", data: { path: { bytes: "bv9hbWUudHh0" }, lines: { text: "x\n" }, line_number: 4, submatches: [] } },
+        { type: "context", data: { path: { bytes: "bv9hbWUudHh0" }, lines: { text: "x\n" }, line_number: 4, absolute_offset: 6, submatches: [] } },
         { type: "end", data: { path: { bytes: "bv9hbWUudHh0" }, binary_offset: 70000 } },
         { type: "begin", data: { path: { text: "quiet.bin" } } },
         { type: "end", data: { path: { text: "quiet.bin" }, binary_offset: 12 } },
@@ -304,7 +320,10 @@ describe("output parsing", () => {
       },
       {
         path: "n\uFFFDame.txt",
-        lines: [{ line: { text: "alpha\n" }, lineNumber: 3, absoluteOffset: 0, submatches: [{ match: { text: "alpha" }, start: 0, end: 5 }] }],
+        lines: [
+          { line: { text: "alpha\n" }, lineNumber: 3, absoluteOffset: 0, submatches: [{ match: { text: "alpha" }, start: 0, end: 5 }] },
+          { line: { text: "x\n" }, lineNumber: 4, absoluteOffset: 6, submatches: [], context: true },
+        ],
         binaryOffset: 70000,
       },
     ]);

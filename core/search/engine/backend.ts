@@ -5,6 +5,7 @@ import { withWholeResults } from "../stream.ts";
 import { Budget, SinkStopped } from "./budget.ts";
 import { listFiles } from "./files.ts";
 import { searchTree } from "./grep.ts";
+import { checkTypes } from "./types.ts";
 
 /**
  * A search backend that walks `fs` itself and reproduces what ripgrep 15 prints for the same request, with
@@ -25,6 +26,8 @@ async function run(scope: SearchScope, work: (budget: Budget, problems: string[]
   const budget = new Budget(scope, scope.whole === true);
   const problems: string[] = [];
   try {
+    // ripgrep refuses an unknown type before it reads any glob or pattern.
+    checkTypes(scope.types);
     const { nothingSearched } = await work(budget, problems);
     return { problems, stopped: false, searchedBy: "engine", ...(nothingSearched ? { nothingSearched } : {}) };
   } catch (error) {

@@ -2,8 +2,9 @@
 // R-B1, R-L1); match-lines.ts finds the matching lines and the events ripgrep prints for them.
 import type { FileSystem } from "../../fs/mod.ts";
 import { detectBom, encodeUtf8 } from "../../text/mod.ts";
-import type { GrepEvent, GrepFile, GrepRequest, ResultSink } from "../backend.ts";
+import type { GrepEvent, GrepFile, GrepLine, GrepRequest, ResultSink } from "../backend.ts";
 import { type Budget, deliver, keepPace } from "./budget.ts";
+import { type ContextSize, withContext } from "./context.ts";
 import { type BufferFills, matchLines } from "./match-lines.ts";
 import { compileOverrides } from "./overrides.ts";
 import { compileRegex, type LineRegex } from "./regex/mod.ts";
@@ -20,8 +21,9 @@ export async function searchTree(
 ): Promise<{ nothingSearched?: true }> {
   // ripgrep reports a malformed glob before a malformed pattern.
   const overrides = compileOverrides(request.globs);
-  const regex = compileRegex(request.pattern);
+  const regex = compileRegex(request.pattern, { caseInsensitive: request.caseInsensitive ?? false });
   const mapped = await namedFilesMapped(fs, request, budget.signal);
+  const context = contextSize(request);
   let searched = 0;
   // Reading is waiting (a read through the seam is several system calls, each a round trip to the I/O
   // threads), so a few files are read ahead of the one being matched, in walk order and within a byte
@@ -36,7 +38,7 @@ export async function searchTree(
       problems.push(got.problem);
       return;
     }
-    const found = await searchBytes(file, got.bytes, regex, budget, mapped);
+    const found = await searchBytes(file, got.bytes, regex, budget, mapped, context);
     if (!found) return;
     for (const line of found.lines) deliver(sink, { type: "line", path: found.path, line });
     deliver(sink, found.binaryOffset === undefined ? { type: "end", path: found.path } : { type: "end", path: found.path, binaryOffset: found.binaryOffset });
@@ -92,7 +94,20 @@ async function namedFilesMapped(fs: FileSystem, request: GrepRequest, signal: Ab
   return true;
 }
 
-async function searchBytes(file: WalkedFile, bytes: Uint8Array, regex: LineRegex, budget: Budget, mapped: boolean): Promise<GrepFile | undefined> {
+function contextSize(request: GrepRequest): ContextSize | undefined {
+  const before = request.context?.before ?? 0;
+  const after = request.context?.after ?? 0;
+  return before > 0 || after > 0 ? { before, after } : undefined;
+}
+
+async function searchBytes(
+  file: WalkedFile,
+  bytes: Uint8Array,
+  regex: LineRegex,
+  budget: Budget,
+  mapped: boolean,
+  context: ContextSize | undefined,
+): Promise<GrepFile | undefined> {
   const { data: decoded, transcoded } = decodeForSearch(bytes);
   let data = decoded;
   const nul = data.indexOf(0);
@@ -123,11 +138,22 @@ async function searchBytes(file: WalkedFile, bytes: Uint8Array, regex: LineRegex
   }
   const found = await matchLines(data, buffer, regex, budget, file.path, lateNul);
   if (found.lines.length === 0) return undefined;
-  binaryOffset ??= found.nulInMatch;
   // The `begin` and `end` messages around the file's matches.
   budget.spend(2 * file.path.length + 320);
-  const lines = found.lines;
+  const lines = context ? withContext(data, buffer.end, found.lines, context, budget, file.path) : found.lines;
+  // A mapped file's NUL past the first 64 KiB counts where ripgrep reports a line holding it, context included.
+  binaryOffset ??= lateNul && context ? firstNulIn(data, lines, buffer.end) : found.nulInMatch;
   return binaryOffset === undefined ? { path: file.path, lines } : { path: file.path, lines, binaryOffset };
+}
+
+function firstNulIn(data: Uint8Array, lines: readonly GrepLine[], end: number): number | undefined {
+  for (const line of lines) {
+    const start = line.absoluteOffset;
+    const nl = data.indexOf(0x0a, start);
+    const at = data.subarray(start, nl === -1 || nl >= end ? end : nl + 1).indexOf(0);
+    if (at !== -1) return start + at;
+  }
+  return undefined;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { SearchScope } from "../backend.ts";
 import type { Budget } from "./budget.ts";
 import { ancestorLevels, childLevel, type IgnoreLevel, matchIgnore } from "./ignore.ts";
 import { compileOverrides, type Overrides } from "./overrides.ts";
+import { compileTypes, type TypeFilter } from "./types.ts";
 import { byteString, errorMessage } from "./text.ts";
 
 /** A file the walk selected. */
@@ -59,6 +60,7 @@ class Walker {
   readonly #problems: string[];
   readonly #onFile: (file: WalkedFile) => void | Promise<void>;
   readonly #overrides: Overrides;
+  readonly #types: TypeFilter | undefined;
   readonly #cwdBytes: string;
   /** Entries the filters selected that the read rules (`scope.readable`) kept the walk from. */
   withheld = 0;
@@ -79,6 +81,7 @@ class Walker {
     this.#problems = problems;
     this.#onFile = onFile;
     this.#overrides = overrides;
+    this.#types = compileTypes(scope.types);
     this.#cwdBytes = byteString(scope.cwd);
   }
 
@@ -177,14 +180,16 @@ class Walker {
     return this.#implicit ? `./${out}` : out;
   }
 
-  // Rules W3/W4 and §1.5: overrides decide first; then ignore files; a hidden entry is dropped only when
-  // nothing above matched it.
+  // Rules W3/W4 and §1.5: overrides decide first; then ignore files; then types (files only); a hidden entry
+  // is dropped only when nothing above matched it.
   #selected(out: string, abs: string, name: string, isDir: boolean, level: IgnoreLevel | undefined): boolean {
     const verdict = this.#overrides.match(this.#matchPath(out), isDir);
     if (verdict !== undefined) return verdict === "include";
     const ignored = level?.anyRules ? matchIgnore(level, byteString(abs), isDir) : undefined;
     if (ignored === "ignore") return false;
-    if (ignored === undefined && !(this.#scope.hidden ?? false) && name.startsWith(".")) return false;
+    const typed = this.#types?.match(name, isDir);
+    if (typed === "exclude") return false;
+    if (ignored === undefined && typed === undefined && !(this.#scope.hidden ?? false) && name.startsWith(".")) return false;
     return true;
   }
 

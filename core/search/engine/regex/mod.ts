@@ -13,7 +13,7 @@ import { checkPatternSize } from "../../limits.ts";
 import { errorMessage } from "../text.ts";
 import { emit, hasBytes, hasTextStart, hasUnicodeBoundary } from "./emit.ts";
 import { plainLiteral, requiredLiterals } from "./literals.ts";
-import { parseRegex, RegexError, RegexRefusal } from "./parse.ts";
+import { parseRegex, RegexError, type RegexOptions, RegexRefusal } from "./parse.ts";
 import { PikeVm } from "./vm.ts";
 
 // re2js's anchor code for a search that may start anywhere.
@@ -49,11 +49,11 @@ export interface LineRegex {
 }
 
 /** Compiles a ripgrep pattern; fails SEARCH_INVALID_PATTERN with ripgrep's wording or a named refusal. */
-export function compileRegex(pattern: string): LineRegex {
+export function compileRegex(pattern: string, options: RegexOptions = {}): LineRegex {
   checkPatternSize(pattern);
   let parsed: ReturnType<typeof parseRegex>;
   try {
-    parsed = parseRegex(pattern);
+    parsed = parseRegex(pattern, options);
   } catch (error) {
     if (error instanceof RegexError) throw invalid(pattern, error);
     throw error;

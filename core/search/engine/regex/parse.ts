@@ -42,9 +42,15 @@ interface Flags {
 }
 
 /** Parses a pattern as ripgrep reads it. Throws RegexError (or its RegexRefusal subclass). */
-export function parseRegex(pattern: string): { readonly node: Node; readonly wrapped: string } {
+/** How ripgrep's flags set the parser up before the pattern's own flags. */
+export interface RegexOptions {
+  /** `-i`: start case-insensitive, as if the pattern began with `(?i)`. */
+  readonly caseInsensitive?: boolean;
+}
+
+export function parseRegex(pattern: string, options: RegexOptions = {}): { readonly node: Node; readonly wrapped: string } {
   const wrapped = `(?:${pattern})`;
-  const parser = new Parser(wrapped);
+  const parser = new Parser(wrapped, options.caseInsensitive ?? false);
   const node = parser.parse();
   // ripgrep checks this before the newline ban: binary detection stops at a NUL, so no line can hold one.
   if (containsNul(node)) throw new RegexError(NUL_BANNED, 0, 0, true);
@@ -71,12 +77,15 @@ class Parser {
   #pos = 0;
   readonly #names = new Set<string>();
 
-  constructor(text: string) {
+  readonly #fold: boolean;
+
+  constructor(text: string, fold: boolean) {
     this.#chars = Array.from(text, (c) => c.codePointAt(0) as number);
+    this.#fold = fold;
   }
 
   parse(): Node {
-    const flags: Flags = { i: false, m: true, s: false, U: false, u: true, x: false };
+    const flags: Flags = { i: this.#fold, m: true, s: false, U: false, u: true, x: false };
     const node = this.#alternation(flags);
     if (this.#pos < this.#chars.length) throw new RegexError("unopened group", this.#pos, this.#pos + 1);
     return node;
