@@ -71,7 +71,8 @@ export async function searchTree(
 export const MULTILINE_REFUSED =
   "This search backend (toolfs's built-in engine, used on in-memory filesystems and when ripgrep is unavailable) cannot search multiline patterns: it matches one line at a time. Search without multiline, one line at a time, or read the file.";
 
-function multilineRefused(pattern: string): SearchError {
+/** The engine's refusal of `-U` (its callers that split a search refuse with it before either part runs). */
+export function multilineRefused(pattern: string): SearchError {
   return new SearchError("SEARCH_INVALID_PATTERN", MULTILINE_REFUSED, { details: { pattern, reason: "multiline", refused: true } });
 }
 
