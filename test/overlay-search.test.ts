@@ -93,3 +93,31 @@ test.for([false, true])(
     expect(seen.paths).toBeGreaterThan(0);
   },
 );
+
+test.for([false, true])(
+  "multiline over an overlay: the base answers alone, or the search is refused before the base delivers anything (changed: %s)",
+  async (changed) => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 5; i++) files[`base/f${i}.txt`] = "hay\n";
+    const base = createMemoryProvider({ cwd: "/ws", files });
+    const overlay = createOverlayProvider({ base });
+    if (changed) await overlay.write(await overlay.resolve("base/f1.txt"), new TextEncoder().encode("needle\n"));
+    // A base that answers -U (as ripgrep does): the engine with the flag dropped.
+    const engine = createEngineBackend(base);
+    const { backend, seen } = streamingOnly({
+      ...engine,
+      streamGrep: ({ multiline: _, ...request }, sink) => engine.streamGrep!(request, sink),
+    } as WholeSearchBackend);
+    const search = createOverlaySearchBackend(overlay, backend);
+    const got: GrepEvent[] = [];
+    const run = search.streamGrep!({ cwd: "/ws", pattern: "hay", multiline: true }, { push: (event) => void got.push(event) });
+    if (changed) {
+      await expect(run).rejects.toMatchObject({ code: "SEARCH_INVALID_PATTERN", details: { refused: true, reason: "multiline" } });
+      expect(seen.events).toBe(0);
+      expect(got).toEqual([]);
+    } else {
+      await run;
+      expect(got.filter((e) => e.type === "end")).toHaveLength(5);
+    }
+  },
+);

@@ -121,7 +121,7 @@ function rgEvents(stdout: string, contents = true): string {
           `${s.start}-${s.end}${contents && s.match.bytes === undefined ? "=" : ""}${data(s.match)}`,
       );
       (files.get(path) ?? files.set(path, []).get(path))?.push(
-        `L${event.data.line_number}@${event.data.absolute_offset}${data(event.data.lines)}[${subs.join(",")}]`,
+        `L${event.data.line_number}@${event.data.absolute_offset}${extraLines(event.data.lines)}${data(event.data.lines)}[${subs.join(",")}]`,
       );
     }
     if (event.type === "context") {
@@ -133,6 +133,13 @@ function rgEvents(stdout: string, contents = true): string {
     .sort()
     .map((p) => `${p}: ${(files.get(p) ?? []).join(" ")}${binary.has(p) ? ` bin=${binary.get(p)}` : ""}`)
     .join("\n");
+}
+
+// `+K` when a (multiline) match message holds K lines after its first.
+function extraLines(lines: { text?: string; bytes?: string }): string {
+  const text = lines.text ?? Buffer.from(lines.bytes ?? "", "base64").toString("latin1");
+  const breaks = text.slice(0, -1).split("\n").length - 1;
+  return breaks > 0 ? `+${breaks}` : "";
 }
 
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
@@ -191,6 +198,7 @@ function rgArgs(c: DifferentialCase): string[] {
   if (r.noIgnore) args.push("--no-ignore");
   if (r.follow) args.push("-L");
   if (c.kind === "grep" && c.request.caseInsensitive) args.push("-i");
+  if (c.kind === "grep" && c.request.multiline) args.push("--multiline");
   if (c.kind === "grep" && c.request.context?.before) args.push(`--before-context=${c.request.context.before}`);
   if (c.kind === "grep" && c.request.context?.after) args.push(`--after-context=${c.request.context.after}`);
   for (const type of r.types ?? []) args.push("-t", type);
@@ -230,7 +238,7 @@ describe("the differential cases hold for the rg binary", () => {
         want = expectedGrepFiles(c.events ?? "")
           .map(
             (f) =>
-              `${f.path}: ${f.lines.map((l) => (l.context ? `C${l.lineNumber}@${l.absoluteOffset}${l.lineIsBytes ? "B" : ""}` : `L${l.lineNumber}@${l.absoluteOffset}${l.lineIsBytes ? "B" : ""}[${l.submatches.map((m) => `${m.start}-${m.end}${m.isBytes ? "B" : ""}`).join(",")}]`)).join(" ")}${f.binaryOffset === undefined ? "" : ` bin=${f.binaryOffset}`}`,
+              `${f.path}: ${f.lines.map((l) => (l.context ? `C${l.lineNumber}@${l.absoluteOffset}${l.lineIsBytes ? "B" : ""}` : `L${l.lineNumber}@${l.absoluteOffset}${l.span > 1 ? `+${l.span - 1}` : ""}${l.lineIsBytes ? "B" : ""}[${l.submatches.map((m) => `${m.start}-${m.end}${m.isBytes ? "B" : ""}`).join(",")}]`)).join(" ")}${f.binaryOffset === undefined ? "" : ` bin=${f.binaryOffset}`}`,
           )
           .join("\n");
       }

@@ -358,6 +358,28 @@ describe("grep", () => {
     expect((await toolkit.call("grep", { pattern: "hit", "-C": 11 })).error?.code).toBe("TOOL_INVALID_ARGUMENTS");
   });
 
+  test("multiline: asks the backend for -U; a match spanning lines shows (and counts) each line, numbered from its first", async () => {
+    const block = { line: { text: "foo\nbar\nfoo\nbar\n" }, lineNumber: 1, absoluteOffset: 0, submatches: [] };
+    const { backend, requests } = scripted({ files: [{ path: "a.txt", lines: [block, line(6, "foo bar\n")] }] });
+    const toolkit = kit(backend);
+    const shown = await toolkit.call("grep", { pattern: "o\\nb|o b", multiline: true });
+    expect(shown.content).toBe("Found 5 matches in 1 file.\n\na.txt\n  1: foo\n  2: bar\n  3: foo\n  4: bar\n  6: foo bar");
+    expect(requests[0]).toMatchObject({ pattern: "o\\nb|o b", multiline: true });
+    expect((await toolkit.call("grep", { pattern: "o\\nb", multiline: true, output_mode: "count" })).content).toBe(
+      "Found 1 file with matches (5 matching lines).\n\na.txt: 5",
+    );
+    await toolkit.call("grep", { pattern: "x" });
+    expect(requests.at(-1)).not.toHaveProperty("multiline");
+  });
+
+  test("multiline on the memory engine: a coded refusal that says why and what to do instead", async () => {
+    const fs = createMemoryProvider({ cwd: "/ws", files: { "a.txt": "foo\nbar\n" } });
+    const toolkit = createToolkit({ fs, search: createEngineBackend(fs) });
+    const refused = await toolkit.call("grep", { pattern: "foo\\nbar", multiline: true });
+    expect(refused.error?.code).toBe("SEARCH_INVALID_PATTERN");
+    expect(refused.content).toMatch(/cannot search multiline patterns: it matches one line at a time\. Search without multiline/);
+  });
+
   test("over the cap with context: a displaced match takes its context along, keeping the after-context of the one before", async () => {
     const spill = createMemorySpillStore();
     const ctx = (lineNumber: number, text: string) => ({ ...line(lineNumber, text), context: true as const });

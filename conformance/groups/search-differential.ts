@@ -49,7 +49,7 @@ function backend(subject: Subject) {
   return subject.search;
 }
 
-async function expectInvalid(work: Promise<unknown>, text: string): Promise<void> {
+async function expectInvalid(work: Promise<unknown>, text: string, refused = false): Promise<void> {
   try {
     await work;
   } catch (error) {
@@ -57,6 +57,7 @@ async function expectInvalid(work: Promise<unknown>, text: string): Promise<void
       throw new AssertionError(`expected SEARCH_INVALID_PATTERN, got ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`);
     }
     assert(error.message.includes(text), `the message ${JSON.stringify(error.message)} should contain ${JSON.stringify(text)}`);
+    if (refused) assertEquals(error.details.refused, true, "a refusal (details.refused): ripgrep answers this");
     return;
   }
   throw new AssertionError("expected SEARCH_INVALID_PATTERN, but the search succeeded");
@@ -104,6 +105,9 @@ function checkProblems(problems: readonly string[], c: FilesCase | GrepCase): vo
 
 async function runGrep(subject: Subject, c: GrepCase): Promise<void> {
   const request = { ...c.request, cwd: cwd(subject, c) };
+  if (c.engineRefuses !== undefined && backend(subject).name === "engine") {
+    return expectInvalid(searchGrep(backend(subject), request), c.engineRefuses, true);
+  }
   if (c.error !== undefined) return expectInvalid(searchGrep(backend(subject), request), c.error);
   const result: GrepResult = await searchGrep(backend(subject), request);
   checkSearchedBy(result);
@@ -125,7 +129,7 @@ async function runGrep(subject: Subject, c: GrepCase): Promise<void> {
       const where = `${want.path} line ${line.lineNumber}`;
       const actual = got.lines[k];
       assert(actual !== undefined, `${where}: missing`);
-      const bytes = lineAt(content, line.absoluteOffset);
+      const bytes = lineAt(content, line.absoluteOffset, line.span);
       assertEquals(actual.lineNumber, line.lineNumber, `${where}: line number`);
       assertEquals(actual.context === true, line.context, `${where}: a context line (not a match)`);
       assertEquals(actual.absoluteOffset, line.absoluteOffset, `${where}: absolute offset`);
@@ -148,9 +152,14 @@ function searchStream(c: GrepCase, path: string): Uint8Array {
   return c.nulAsLineBreak ? bytes.map((b) => (b === 0 ? 0x0a : b)) : bytes;
 }
 
-function lineAt(content: Uint8Array, offset: number): Uint8Array {
-  const nl = content.indexOf(0x0a, offset);
-  return content.subarray(offset, nl === -1 ? content.length : nl + 1);
+// The `span` lines from `offset` (more than one for a multiline match).
+function lineAt(content: Uint8Array, offset: number, span: number): Uint8Array {
+  let end = offset;
+  for (let n = 0; n < span && end < content.length; n++) {
+    const nl = content.indexOf(0x0a, end);
+    end = nl === -1 ? content.length : nl + 1;
+  }
+  return content.subarray(offset, end);
 }
 
 function data(bytes: Uint8Array, isBytes: boolean): SearchData {

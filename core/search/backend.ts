@@ -108,6 +108,13 @@ export interface GrepRequest extends SearchScope {
    * {@link GrepLine.context} (ripgrep's `context` messages), merged as ripgrep merges them.
    */
   readonly context?: { readonly before?: number; readonly after?: number };
+  /**
+   * `-U` (`--multiline`): a match may span lines (`\n` in the pattern matches a line break; `.` does not
+   * unless `(?s)`). A match message then holds every line its matches span (`line` is those lines,
+   * `lineNumber` the first), with submatch offsets from the first line's start. The engine refuses it
+   * (`SEARCH_INVALID_PATTERN` with `details.refused`): it matches one line at a time.
+   */
+  readonly multiline?: boolean;
 }
 
 /** Text that was valid UTF-8, or the raw bytes when it was not (ripgrep's `{"text"}` / `{"bytes"}`). */

@@ -9,6 +9,7 @@ import type { FilesRequest, GrepEvent, GrepRequest, ResultSink, SearchBackend, S
 import { collectPaths, filteredSink, searchFiles, streamMatches, streamPaths, withWholeResults } from "./stream.ts";
 import { createEngineBackend } from "./engine/mod.ts";
 import { comparePaths } from "./engine/files.ts";
+import { multilineRefused } from "./engine/grep.ts";
 
 // Entries that change which files ripgrep's default ignore rules skip (research/rg-semantics.md §6).
 const IGNORE_FILES = new Set([".gitignore", ".ignore", ".rgignore"]);
@@ -84,6 +85,8 @@ export function createOverlaySearchBackend(overlay: OverlayFileSystem, base: Sea
     async streamGrep(request: GrepRequest, sink: ResultSink<GrepEvent>): Promise<StreamOutcome> {
       const plan = await route(overlay, request);
       if (plan === "base") return streamMatches(base, request, sink);
+      // The engine searches the overlay's files and refuses -U; refused here, before the base delivers any.
+      if (request.multiline) throw multilineRefused(request.pattern);
       if (plan === "merged") return streamMatches(merged, request, sink);
       const upper = upperKeys(overlay);
       const key = keyIn(request.cwd);

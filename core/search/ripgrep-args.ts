@@ -27,6 +27,7 @@ export function ripgrepGrepArgs(request: GrepRequest): string[] {
   if (request.hidden) args.push("--hidden");
   if (request.follow) args.push("-L");
   if (request.caseInsensitive) args.push("--ignore-case");
+  if (request.multiline) args.push("--multiline");
   const { before = 0, after = 0 } = request.context ?? {};
   if (before > 0) args.push(`--before-context=${before}`);
   if (after > 0) args.push(`--after-context=${after}`);

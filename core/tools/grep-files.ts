@@ -3,6 +3,7 @@
 // too (ripgrep's `--count` is the number of matching lines, `-l` the files that have one).
 import type { GrepEvent, ResultSink } from "../search/backend.ts";
 import { comparePaths } from "../search/engine/files.ts";
+import { splitLines } from "./grep-lines.ts";
 import type { SpillList } from "./search.ts";
 
 /** A file with matches and how many of its lines matched. */
@@ -47,8 +48,10 @@ export class GrepFileCounts implements ResultSink<GrepEvent> {
         this.#open = event.path;
         this.#count = 0;
       }
-      this.#count++;
-      this.total++;
+      // Matching lines: a multiline match counts every line it spans (as content mode shows them).
+      const lines = splitLines(event.line.line).length;
+      this.#count += lines;
+      this.total += lines;
       return;
     }
     if (this.#open !== event.path) return;

@@ -90,12 +90,22 @@ export class GrepMatches implements ResultSink<GrepEvent> {
       this.files++;
       this.#group = this.#admit(event.path);
     }
-    const shown: Match = {
-      path: this.#shown(event.path),
-      lineNumber: event.line.lineNumber,
-      line: preview(event.line.line, this.#lineBytes),
-      ...(event.line.context ? { context: true as const } : {}),
-    };
+    const path = this.#shown(event.path);
+    // A multiline match holds every line it spans; each is shown (and counted) as a matching line, as
+    // `rg -U -n` prints them.
+    const parts = splitLines(event.line.line);
+    for (const [k, part] of parts.entries()) {
+      const shown: Match = {
+        path,
+        lineNumber: event.line.lineNumber + k,
+        line: preview(part, this.#lineBytes),
+        ...(event.line.context ? { context: true as const } : {}),
+      };
+      if (this.#take(shown) === "stop") return "stop";
+    }
+  }
+
+  #take(shown: Match): "stop" | void {
     if (shown.context) {
       // Held only for a file on the page, and only until its next match: at most -B plus -A lines.
       if (this.#group) this.#pending.push(shown);
@@ -218,6 +228,25 @@ export function matchesMeta(lines: readonly Match[], total: number, paged: numbe
     else files.push({ path: line.path, matches: [entry] });
   }
   return capMeta({ shape: "matches", files, truncated: total > paged, total }, "files", maxBytes);
+}
+
+/** The lines of a message (more than one for a multiline match), each with its terminator. */
+export function splitLines(data: SearchData): SearchData[] {
+  if ("text" in data) {
+    const text = data.text;
+    const nl = text.indexOf("\n");
+    if (nl === -1 || nl === text.length - 1) return [data];
+    return (text.match(/[^\n]*\n|[^\n]+$/g) ?? [text]).map((line) => ({ text: line }));
+  }
+  const bytes = data.bytes;
+  const out: SearchData[] = [];
+  for (let start = 0; start < bytes.length; ) {
+    const nl = bytes.indexOf(0x0a, start);
+    const end = nl === -1 ? bytes.length : nl + 1;
+    out.push({ bytes: bytes.subarray(start, end) });
+    start = end;
+  }
+  return out.length > 0 ? out : [data];
 }
 
 const encoder = new TextEncoder();

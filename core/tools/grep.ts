@@ -19,6 +19,7 @@ export interface GrepArgs {
   readonly "-A"?: number | undefined;
   readonly "-B"?: number | undefined;
   readonly "-C"?: number | undefined;
+  readonly multiline?: boolean | undefined;
 }
 
 /** The most context lines on either side of a match: enough to read a hit, and a bound on the page. */
@@ -56,6 +57,7 @@ export function grepTool(env: ToolEnv): Tool<GrepArgs> {
         "-C": contextArg("before and after each match"),
         "-i": z.boolean().optional().describe("Case-insensitive"),
         type: z.string().min(1).optional().describe('File type (rg --type), such as "js", "py" or "rust"'),
+        multiline: z.boolean().optional().describe("Let a match span lines (rg -U): \\n matches a line break; . does not unless (?s)"),
       })
       .strict(),
     guidance:
@@ -127,6 +129,7 @@ async function runGrep(env: ToolEnv, args: GrepArgs, call: CallContext): Promise
         ...(args.include === undefined ? {} : { globs: [{ glob: args.include }] }),
         ...(args.type === undefined ? {} : { types: [args.type] }),
         ...(args["-i"] ? { caseInsensitive: true } : {}),
+        ...(args.multiline ? { multiline: true } : {}),
         ...(context.before > 0 || context.after > 0 ? { context } : {}),
         timeoutMs: limits.searchTimeoutMs,
         ...(call.signal ? { signal: call.signal } : {}),

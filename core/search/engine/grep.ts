@@ -8,6 +8,7 @@ import { type ContextSize, withContext } from "./context.ts";
 import { type BufferFills, matchLines } from "./match-lines.ts";
 import { compileOverrides } from "./overrides.ts";
 import { compileRegex, type LineRegex } from "./regex/mod.ts";
+import { SearchError } from "../errors.ts";
 import { errorMessage } from "./text.ts";
 import { walk, type WalkedFile } from "./walk.ts";
 
@@ -21,6 +22,7 @@ export async function searchTree(
 ): Promise<{ nothingSearched?: true }> {
   // ripgrep reports a malformed glob before a malformed pattern.
   const overrides = compileOverrides(request.globs);
+  if (request.multiline) throw multilineRefused(request.pattern);
   const regex = compileRegex(request.pattern, { caseInsensitive: request.caseInsensitive ?? false });
   const mapped = await namedFilesMapped(fs, request, budget.signal);
   const context = contextSize(request);
@@ -59,6 +61,19 @@ export async function searchTree(
   // ripgrep says so (and exits 2) only when it chose the paths itself.
   const implicit = (request.paths?.length ?? 0) === 0;
   return implicit && searched === 0 && withheld === 0 ? { nothingSearched: true } : {};
+}
+
+/**
+ * `-U` needs a whole-file search with ripgrep's own grouping of matches into messages and its binary rules
+ * for a file read whole; the engine matches one line at a time, so it refuses rather than answer differently
+ * (docs/notes/0023-grep-modes.md).
+ */
+export const MULTILINE_REFUSED =
+  "This search backend (toolfs's built-in engine, used on in-memory filesystems and when ripgrep is unavailable) cannot search multiline patterns: it matches one line at a time. Search without multiline, one line at a time, or read the file.";
+
+/** The engine's refusal of `-U` (its callers that split a search refuse with it before either part runs). */
+export function multilineRefused(pattern: string): SearchError {
+  return new SearchError("SEARCH_INVALID_PATTERN", MULTILINE_REFUSED, { details: { pattern, reason: "multiline", refused: true } });
 }
 
 // How far reading runs ahead of matching: files, and bytes (a larger file waits until it is read alone).
