@@ -17,7 +17,11 @@ import { inProcessAgent } from "./acp-driver.ts";
 
 function kit(files: Record<string, string | Uint8Array>, limits?: Partial<ToolLimits>) {
   const fs = createMemoryProvider({ cwd: "/ws" });
-  const ready = Promise.all(Object.entries(files).map(async ([name, data]) => fs.write(await fs.resolve(`/ws/${name}`), typeof data === "string" ? new TextEncoder().encode(data) : data)));
+  const ready = Promise.all(
+    Object.entries(files).map(async ([name, data]) =>
+      fs.write(await fs.resolve(`/ws/${name}`), typeof data === "string" ? new TextEncoder().encode(data) : data),
+    ),
+  );
   const toolkit = createToolkit({ fs, tools: ["read"], ...(limits ? { limits } : {}) });
   return { call: async (args: Record<string, unknown>) => (await ready, toolkit.call("read", args)) };
 }

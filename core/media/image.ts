@@ -51,8 +51,16 @@ export function imageInfo(bytes: Uint8Array): ImageInfo | undefined {
   if (!kind) return undefined;
   const format = FORMATS[kind];
   if (bytes.length < format.minBytes) return undefined;
-  // A PNG's first chunk must be its header (IHDR), 13 bytes long.
-  if (kind === "PNG" && !(startsWith(bytes, [0, 0, 0, 13], 8) && startsWith(bytes, ascii("IHDR"), 12))) return undefined;
+  // Beyond the signature, a check a text that merely starts the same way cannot pass: a PNG's header chunk
+  // (IHDR, 13 bytes) with its CRC, a GIF's trailer, a WebP's RIFF length.
+  if (
+    kind === "PNG" &&
+    !(startsWith(bytes, [0, 0, 0, 13], 8) && startsWith(bytes, ascii("IHDR"), 12) && crc32(bytes.subarray(12, 29)) === readU32be(bytes, 29))
+  ) {
+    return undefined;
+  }
+  if (kind === "GIF" && !gifBlocks(bytes)) return undefined;
+  if (kind === "WebP" && readU32le(bytes, 4) + 8 !== bytes.length + (bytes.length % 2)) return undefined;
   let size: { width?: number | undefined; height?: number | undefined };
   try {
     if (!format.reader.validate(bytes)) return undefined;
@@ -63,6 +71,32 @@ export function imageInfo(bytes: Uint8Array): ImageInfo | undefined {
   const { width, height } = size;
   if (!Number.isSafeInteger(width) || !Number.isSafeInteger(height) || (width as number) < 1 || (height as number) < 1) return undefined;
   return { kind, mediaType: format.mediaType, width: width as number, height: height as number };
+}
+
+// After the screen descriptor (and its color table, when the flags give one) a GIF goes on with an extension
+// (0x21), an image (0x2C) or its trailer (0x3B), and it ends with the trailer.
+function gifBlocks(bytes: Uint8Array): boolean {
+  const flags = bytes[10] as number;
+  const table = flags & 0x80 ? 3 * 2 ** ((flags & 0x07) + 1) : 0;
+  const next = bytes[13 + table];
+  return (next === 0x21 || next === 0x2c || next === 0x3b) && bytes[bytes.length - 1] === 0x3b;
+}
+
+function readU32be(bytes: Uint8Array, at: number): number {
+  return (((bytes[at] as number) << 24) | ((bytes[at + 1] as number) << 16) | ((bytes[at + 2] as number) << 8) | (bytes[at + 3] as number)) >>> 0;
+}
+
+function readU32le(bytes: Uint8Array, at: number): number {
+  return ((bytes[at] as number) | ((bytes[at + 1] as number) << 8) | ((bytes[at + 2] as number) << 16) | ((bytes[at + 3] as number) << 24)) >>> 0;
+}
+
+function crc32(bytes: Uint8Array): number {
+  let crc = 0xffffffff;
+  for (const byte of bytes) {
+    crc ^= byte;
+    for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0xedb88320 : crc >>> 1;
+  }
+  return (crc ^ 0xffffffff) >>> 0;
 }
 
 /** Base64 of `bytes`, in slices so no argument list grows with the image. */

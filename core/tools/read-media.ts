@@ -3,7 +3,7 @@
 import { FsError } from "../fs/errors.ts";
 import type { FsReadStream } from "../fs/types.ts";
 import { fromBase64, type ImageInfo, imageInfo, toBase64 } from "../media/image.ts";
-import { concatBytes, notTextError } from "../text/utf8.ts";
+import { concatBytes } from "../text/utf8.ts";
 import type { ToolLimits, ToolOutput } from "./tool.ts";
 import type { ContentPart } from "./types.ts";
 
@@ -64,29 +64,51 @@ function overBound(info: ImageInfo, bytes: number, limits: ImageLimits): { reaso
   return undefined;
 }
 
-/** An image file as an image part and a line of words; FS_TOO_LARGE over a bound, FS_NOT_TEXT when malformed. */
+/**
+ * An image file as an image part and a line of words; FS_TOO_LARGE over a bound. Bytes that start like an
+ * image but are not a well-formed one are handed back, with the rest of the stream, for the text window to
+ * show or refuse as any other file (a text that begins "GIF89a" stays text; a cut PNG is a binary file).
+ */
 export async function readImage(
   stream: FsReadStream,
   chunks: AsyncIterable<Uint8Array>,
   shown: string,
   kind: string,
   limits: ImageLimits,
-): Promise<ToolOutput> {
-  const tooLarge = (size: number) =>
-    new FsError(
-      "FS_TOO_LARGE",
-      `Cannot read "${shown}": it is a ${kind} image of ${size} bytes, over the ${limits.imageBytes}-byte limit for images (read does not resize images)`,
-      {
-        details: { path: shown, reason: "image-bytes", size, limit: limits.imageBytes },
-      },
-    );
-  const bytes = await readAll(stream, chunks, limits.imageBytes, tooLarge);
+): Promise<ToolOutput | { readonly notImage: AsyncIterable<Uint8Array> }> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  const kept: Uint8Array[] = [];
+  let size = 0;
+  let ended = false;
+  // At most the byte bound and one chunk is read before a decision, whatever the file's size.
+  while (size <= limits.imageBytes) {
+    const next = await iterator.next();
+    if (next.done) {
+      ended = true;
+      break;
+    }
+    kept.push(next.value.slice());
+    size += next.value.length;
+  }
+  const bytes = concatBytes(kept);
   const info = imageInfo(bytes);
-  if (!info) throw notTextError(shown, "binary", `it looks like a binary file (it starts like a ${kind} image but is not a valid one)`, { claimed: kind });
-  const over = overBound(info, bytes.length, limits);
+  if (!info) {
+    async function* rest(): AsyncGenerator<Uint8Array> {
+      yield bytes;
+      if (ended) return;
+      for (;;) {
+        const next = await iterator.next();
+        if (next.done) return;
+        yield next.value;
+      }
+    }
+    return { notImage: rest() };
+  }
+  const total = ended ? bytes.length : Math.max(stream.info.size, bytes.length);
+  const over = overBound(info, total, limits);
   if (over) {
     throw new FsError("FS_TOO_LARGE", `Cannot read "${shown}": it is a ${kind} image of ${over.words} (read does not resize images)`, {
-      details: { path: shown, reason: over.reason, width: info.width, height: info.height, size: bytes.length },
+      details: { path: shown, reason: over.reason, width: info.width, height: info.height, size: total, ...(ended ? {} : { atLeast: true }) },
     });
   }
   const words = `${info.kind} image, ${info.width}x${info.height} pixels, ${bytes.length} bytes`;

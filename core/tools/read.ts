@@ -71,13 +71,17 @@ async function runRead(env: ToolEnv, args: ReadArgs, call: CallContext): Promise
     // Images are known by their first bytes whatever their name; notebooks by name, then by their JSON.
     const { head, chunks } = await peekStream(stream, IMAGE_SNIFF_BYTES);
     const image = sniffImage(head);
-    if (image || isNotebookPath(target.displayPath)) {
-      const output = image ? await readImage(stream, chunks, shown, image, limits) : await readNotebook(stream, chunks, shown, { offset, limit, limits });
+    const output = image
+      ? await readImage(stream, chunks, shown, image, limits)
+      : isNotebookPath(target.displayPath)
+        ? await readNotebook(stream, chunks, shown, { offset, limit, limits })
+        : { notImage: chunks };
+    if (!("notImage" in output)) {
       await stream.close();
       ledger?.record(call.actor, target.key, { kind: "present", version: stream.info.version });
       return output;
     }
-    view = await readWindow(chunks, {
+    view = await readWindow(output.notImage, {
       offset,
       limit,
       maxLineChars: limits.readLineChars,
