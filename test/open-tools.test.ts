@@ -218,7 +218,7 @@ describe("content parts", () => {
     }
   });
 
-  test("the AI SDK: a file part for the image, the link in words; OpenAI Agents: the text fallback", async () => {
+  test("the AI SDK: a file part for the image, the link in words; OpenAI Agents: an image output, the link in words", async () => {
     const kit = createToolkit({ fs: createMemoryProvider({ cwd: "/ws" }), tools: [picture] });
     const tools = createAiToolSet(kit);
     const output = await tools.picture!.execute!({}, { toolCallId: "c", messages: [], context: {} } as never);
@@ -231,7 +231,10 @@ describe("content parts", () => {
       ],
     });
     const [agentsTool] = createOpenAIAgentsTools(kit);
-    expect(await (agentsTool as unknown as { invoke: (c: RunContext, input: string) => Promise<unknown> }).invoke(new RunContext(), "{}")).toBe(FALLBACK);
+    expect(await (agentsTool as unknown as { invoke: (c: RunContext, input: string) => Promise<unknown> }).invoke(new RunContext(), "{}")).toEqual([
+      { type: "text", text: "The picture.\n[all.txt](file:///ws/all.txt)" },
+      { type: "image", image: { data: PNG, mediaType: "image/png" } },
+    ]);
   });
 
   test("ACP: image and link blocks in the tool call's content; the model gets the text fallback", async () => {

@@ -40,7 +40,7 @@ export interface OpenAIAgentsToolsOptions {
 }
 
 /**
- * The toolkit's registered tools as Agents SDK function tools. The model reads each result's text; the
+ * The toolkit's registered tools as Agents SDK function tools. The model reads each result's text (and its images, as image outputs); the
  * result's meta and error code travel as the tool output item's custom data, for UIs and traces.
  */
 export function createOpenAIAgentsTools(toolkit: Toolkit, options?: OpenAIAgentsToolsOptions): FunctionTool[] {
@@ -50,15 +50,14 @@ export function createOpenAIAgentsTools(toolkit: Toolkit, options?: OpenAIAgents
   const results = new Map<string, ToolResult>();
   return toolkit.definitions.map((definition) => {
     const variant = strict ? strictToolSchema(definition.inputSchema) : undefined;
-    const run = async (input: unknown, signal: AbortSignal | undefined, callId: string | undefined): Promise<string> => {
+    const run = async (input: unknown, signal: AbortSignal | undefined, callId: string | undefined): Promise<AgentsToolOutput> => {
       const result = await toolkit.call(definition.name, variant ? variant.toInput(input) : input, {
         actor,
         ...(signal ? { signal } : {}),
         ...(options?.cwd ? { cwd: options.cwd } : {}),
       });
       if (callId !== undefined) results.set(callId, result);
-      // Function tools answer in text: any part beyond it (an image, a link) is described in words.
-      return resultText(result);
+      return agentsOutput(result);
     };
     const customDataExtractor = ({ toolCall }: { toolCall: { callId: string } }) => {
       const result = results.get(toolCall.callId);
@@ -87,6 +86,17 @@ export function createOpenAIAgentsTools(toolkit: Toolkit, options?: OpenAIAgents
       customDataExtractor,
     }) as FunctionTool;
   });
+}
+
+type AgentsToolOutput = string | ({ type: "text"; text: string } | { type: "image"; image: { data: string; mediaType: string } })[];
+
+// A result without images is its text, as before; with images, the text (links in words) then each image as
+// the SDK's image output, which it sends as an input_image data URL.
+function agentsOutput(result: ToolResult): AgentsToolOutput {
+  const images = (result.parts ?? []).flatMap((part) => (part.type === "image" ? [part] : []));
+  if (images.length === 0) return resultText(result);
+  const text = resultText({ content: result.content, parts: (result.parts ?? []).filter((part) => part.type !== "image") });
+  return [{ type: "text", text }, ...images.map((part) => ({ type: "image" as const, image: { data: part.data, mediaType: part.mediaType } }))];
 }
 
 export interface ToolfsEditorOptions {

@@ -12,7 +12,7 @@ export interface DecodeOptions {
 }
 
 /** Why bytes are not text: a NUL in the sniffed prefix, invalid UTF-8, or a UTF-16 byte-order mark. */
-export type NotTextReason = "binary" | "invalid-utf8" | "utf-16";
+export type NotTextReason = "binary" | "invalid-utf8" | "utf-16" | "notebook";
 
 /** Decoded text without its byte-order mark, and whether the file had one. */
 export interface DecodedText {

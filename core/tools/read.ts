@@ -2,7 +2,9 @@ import { z } from "zod";
 import { FsError, isFsError } from "../fs/errors.ts";
 import { baseName, compareUtf8, joinPath, parentPath } from "../fs/paths.ts";
 import type { FsTarget } from "../fs/types.ts";
+import { IMAGE_SNIFF_BYTES, sniffImage } from "../media/image.ts";
 import { readWindow, type ReadWindow } from "../text/window.ts";
+import { isNotebookPath, peekStream, readImage, readNotebook } from "./read-media.ts";
 import { type CallContext, otherRoots, plural, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
 
 // One reused buffer (reuseBuffer) of 1 MiB: a scan through a large file costs one call and no allocation per
@@ -25,7 +27,8 @@ export function readTool(env: ToolEnv): Tool<ReadArgs> {
     sequenced: true,
     description:
       `Read a UTF-8 text file. Lines come numbered as "N: text"; at most ${readLines} lines per call, long lines cut. ` +
-      "Use offset and limit to page through large files.",
+      "Use offset and limit to page through large files. PNG, JPEG, GIF and WebP images come back as images; a " +
+      "Jupyter notebook (.ipynb) as numbered cells with their outputs, where offset and limit count cells.",
     schema: z
       .object({
         path: z
@@ -65,7 +68,20 @@ async function runRead(env: ToolEnv, args: ReadArgs, call: CallContext): Promise
   }
   let view: ReadWindow;
   try {
-    view = await readWindow(stream, {
+    // Images are known by their first bytes whatever their name; notebooks by name, then by their JSON.
+    const { head, chunks } = await peekStream(stream, IMAGE_SNIFF_BYTES);
+    const image = sniffImage(head);
+    const output = image
+      ? await readImage(stream, chunks, shown, image, limits)
+      : isNotebookPath(target.displayPath)
+        ? await readNotebook(stream, chunks, shown, { offset, limit, limits })
+        : { notImage: chunks };
+    if (!("notImage" in output)) {
+      await stream.close();
+      ledger?.record(call.actor, target.key, { kind: "present", version: stream.info.version });
+      return output;
+    }
+    view = await readWindow(output.notImage, {
       offset,
       limit,
       maxLineChars: limits.readLineChars,
@@ -191,6 +207,7 @@ function notAFile(env: ToolEnv, shown: string, cause: FsError): FsError {
 
 function notText(env: ToolEnv, shown: string, cause: FsError): FsError {
   const reason = cause.details.reason;
+  if (reason === "notebook") return cause;
   const what =
     reason === "binary"
       ? "it looks like a binary file"

@@ -16,6 +16,14 @@ export interface ToolLimits {
   readonly readLineChars: number;
   /** Byte budget of one read's selected lines. */
   readonly readBytes: number;
+  /** Largest image file read sends as an image; a larger one is refused (read does not resize). */
+  readonly imageBytes: number;
+  /** Most pixels on either side of an image read sends. */
+  readonly imageMaxSide: number;
+  /** Most pixels (width times height) of an image read sends. */
+  readonly imagePixels: number;
+  /** Largest notebook (.ipynb) read loads whole to parse. */
+  readonly notebookBytes: number;
   /** Largest file edit loads whole. */
   readonly editMaxBytes: number;
   /** Largest previous content write loads to diff against (and to keep its line endings and BOM). */
@@ -50,6 +58,10 @@ export const DEFAULT_LIMITS: ToolLimits = {
   readLines: 2000,
   readLineChars: 2000,
   readBytes: 50 * 1024,
+  imageBytes: 5 * 1024 * 1024,
+  imageMaxSide: 8000,
+  imagePixels: 40_000_000,
+  notebookBytes: 32 * 1024 * 1024,
   editMaxBytes: 64 * 1024 * 1024,
   writeDiffMaxBytes: 10 * 1024 * 1024,
   diffBytes: 8 * 1024,
