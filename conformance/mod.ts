@@ -32,6 +32,7 @@ import { toolsEditGroup } from "./groups/tools-edit.ts";
 import { toolsPatchGroup } from "./groups/tools-patch.ts";
 import { toolsPolicyGroup } from "./groups/tools-policy.ts";
 import { toolsReadGroup } from "./groups/tools-read.ts";
+import { toolsReadPdfGroup } from "./groups/tools-read-pdf.ts";
 import { toolsRootsGroup } from "./groups/tools-roots.ts";
 import { toolsSandboxGroup } from "./groups/tools-sandbox.ts";
 import { toolsSearchGroup } from "./groups/tools-search.ts";
@@ -72,6 +73,7 @@ export {
   toolsPatchGroup,
   toolsPolicyGroup,
   toolsReadGroup,
+  toolsReadPdfGroup,
   toolsRootsGroup,
   toolsSandboxGroup,
   toolsSearchGroup,
@@ -109,6 +111,7 @@ export const toolGroups: readonly ConformanceGroup[] = [
   toolsToolkitGroup,
   toolsRootsGroup,
   toolsReadGroup,
+  toolsReadPdfGroup,
   toolsWriteGroup,
   toolsEditGroup,
   toolsPatchGroup,

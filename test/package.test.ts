@@ -66,7 +66,7 @@ describe("npm pack", () => {
     for (const name of dependencies)
       expect(built, name).toMatch(new RegExp(`from ["']${name.replace(/[/.]/g, "\\$&")}["']|import\\(["']${name.replace(/[/.]/g, "\\$&")}["']\\)`));
     const optional = Object.entries(pkg.peerDependenciesMeta as Record<string, { optional: boolean }>).filter(([, meta]) => meta.optional);
-    expect(optional.map(([name]) => name).sort()).toEqual(["@agentclientprotocol/sdk", "@modelcontextprotocol/server", "@openai/agents", "ai", "memfs"]);
+    expect(optional.map(([name]) => name).sort()).toEqual(["@agentclientprotocol/sdk", "@modelcontextprotocol/server", "@openai/agents", "ai", "memfs", "unpdf"]);
     for (const name of Object.keys(pkg.peerDependencies)) expect(pkg.devDependencies, name).toHaveProperty(name);
   });
 });
@@ -76,7 +76,7 @@ describe("installed from the tarball into a fresh project", () => {
     expect(install.status, install.stderr).toBe(0);
     expect(`${install.stdout}\n${install.stderr}`).not.toMatch(/install-scripts|allowScripts|rebuil|gyp/i);
     const installed = readdirSync(join(project, "node_modules"));
-    for (const absent of ["memfs", "ai", "@agentclientprotocol", "@modelcontextprotocol", "@openai"]) expect(installed).not.toContain(absent);
+    for (const absent of ["memfs", "ai", "@agentclientprotocol", "@modelcontextprotocol", "@openai", "unpdf"]) expect(installed).not.toContain(absent);
   });
 
   test("the CLI runs a tool; mcp without its SDK says what to install", () => {

@@ -3,7 +3,9 @@ import { FsError, isFsError } from "../fs/errors.ts";
 import { baseName, compareUtf8, joinPath, parentPath } from "../fs/paths.ts";
 import type { FsTarget } from "../fs/types.ts";
 import { readWindow, type ReadWindow } from "../text/window.ts";
+import { loadUnpdf, PAGES_FORMAT, readPdf, sniffPdf } from "./read-pdf.ts";
 import { type CallContext, otherRoots, plural, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
+import { ToolError } from "./types.ts";
 
 // One reused buffer (reuseBuffer) of 1 MiB: a scan through a large file costs one call and no allocation per
 // megabyte. Measured with bench/read-edit.ts: 64 KiB chunks cost twice the CPU (a call per chunk), fresh
@@ -14,6 +16,7 @@ export interface ReadArgs {
   readonly path: string;
   readonly offset?: number | undefined;
   readonly limit?: number | undefined;
+  readonly pages?: string | undefined;
 }
 
 /** `read`: a window of a UTF-8 text file with line numbers, in bounded memory whatever the file's size. */
@@ -25,7 +28,7 @@ export function readTool(env: ToolEnv): Tool<ReadArgs> {
     sequenced: true,
     description:
       `Read a UTF-8 text file. Lines come numbered as "N: text"; at most ${readLines} lines per call, long lines cut. ` +
-      "Use offset and limit to page through large files.",
+      'Use offset and limit to page through large files. A PDF comes as text per page; pages picks them ("3", "2-5").',
     schema: z
       .object({
         path: z
@@ -34,6 +37,11 @@ export function readTool(env: ToolEnv): Tool<ReadArgs> {
           .describe(`File path, absolute or relative to the working directory${otherRoots(env.roots)}`),
         offset: z.number().int().min(1).optional().describe("First line to show, 1-based (default 1)"),
         limit: z.number().int().min(1).max(readLines).optional().describe(`Lines to show (default and maximum ${readLines})`),
+        pages: z
+          .string()
+          .regex(PAGES_FORMAT)
+          .optional()
+          .describe('PDF files only: a page or a range, such as "3" or "2-5" (default: from page 1 as far as fits)'),
       })
       .strict(),
     guidance:
@@ -63,9 +71,27 @@ async function runRead(env: ToolEnv, args: ReadArgs, call: CallContext): Promise
     if (isFsError(error, "FS_NOT_REGULAR_FILE")) throw notAFile(env, shown, error);
     throw error;
   }
+  const { pdf, chunks } = await sniffPdf(stream).catch(async (error) => {
+    await stream.close();
+    throw error;
+  });
+  if (pdf) {
+    if (args.offset !== undefined || args.limit !== undefined) {
+      await stream.close();
+      throw new ToolError("TOOL_INVALID_ARGUMENTS", `"${shown}" is a PDF: choose its pages with pages (such as "2-5"), not offset and limit`);
+    }
+    const load = env.pdf ?? loadUnpdf;
+    const output = await readPdf(stream, chunks, { shown, pages: args.pages, maxChars: limits.readBytes, maxBytes: limits.readPdfBytes, load });
+    ledger?.record(call.actor, target.key, { kind: "present", version: stream.info.version });
+    return output;
+  }
+  if (args.pages !== undefined) {
+    await stream.close();
+    throw new ToolError("TOOL_INVALID_ARGUMENTS", `pages applies to PDF files only, and "${shown}" is not one; use offset and limit`);
+  }
   let view: ReadWindow;
   try {
-    view = await readWindow(stream, {
+    view = await readWindow(chunks, {
       offset,
       limit,
       maxLineChars: limits.readLineChars,

@@ -5,6 +5,7 @@ import type { ObservationLedger } from "../policy/ledger.ts";
 import type { ProcessRunner } from "../process/types.ts";
 import type { SearchBackend } from "../search/backend.ts";
 import type { SpillStore } from "../spill/mod.ts";
+import type { PdfLoader } from "./read-pdf.ts";
 import type { WorkspaceRoots } from "./roots.ts";
 import type { ContentPart } from "./types.ts";
 
@@ -14,8 +15,10 @@ export interface ToolLimits {
   readonly readLines: number;
   /** Characters kept per line in read output. */
   readonly readLineChars: number;
-  /** Byte budget of one read's selected lines. */
+  /** Byte budget of one read's selected lines; for a PDF, the characters of page text shown. */
   readonly readBytes: number;
+  /** Largest PDF read loads (it parses a whole file in memory). */
+  readonly readPdfBytes: number;
   /** Largest file edit loads whole. */
   readonly editMaxBytes: number;
   /** Largest previous content write loads to diff against (and to keep its line endings and BOM). */
@@ -50,6 +53,7 @@ export const DEFAULT_LIMITS: ToolLimits = {
   readLines: 2000,
   readLineChars: 2000,
   readBytes: 50 * 1024,
+  readPdfBytes: 32 * 1024 * 1024,
   editMaxBytes: 64 * 1024 * 1024,
   writeDiffMaxBytes: 10 * 1024 * 1024,
   diffBytes: 8 * 1024,
@@ -84,6 +88,8 @@ export interface ToolEnv {
   readonly runner: ProcessRunner | undefined;
   /** The variables bash commands inherit (ProcessSpec.inheritEnv); absent: all of them. */
   readonly bashEnv?: readonly string[] | undefined;
+  /** Loads the PDF library for read; absent: unpdf, imported when a PDF is first read. */
+  readonly pdf?: PdfLoader | undefined;
   /** What the sandbox lets a confined bash do ("sandboxed: ..."), for its description; undefined when bash is not confined. */
   readonly bashSandbox?: string | undefined;
 }
