@@ -146,7 +146,9 @@ export const toolsReadPdfGroup: ConformanceGroup = {
         const missing = () => Promise.reject(Object.assign(new Error("Cannot find package 'unpdf'"), { code: "ERR_MODULE_NOT_FOUND" }));
         const kit = toolkit(subject, { pdf: missing });
         const result = await fails(kit, "read", { path: "doc.pdf" }, "TOOL_UNAVAILABLE");
-        includes(result.content, "optional package unpdf", "npm install unpdf");
+        includes(result.content, "optional package unpdf, which is not installed", "npm install unpdf");
+        const broken = await fails(toolkit(subject, { pdf: () => Promise.reject(new Error("bad build")) }), "read", { path: "doc.pdf" }, "TOOL_UNAVAILABLE");
+        includes(broken.content, "which did not load (bad build)");
         await ok(kit, "read", { path: "a.txt" });
       },
     },

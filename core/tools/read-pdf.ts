@@ -93,8 +93,6 @@ export function parsePages(pages: string): { readonly first: number; readonly la
   return { first, last };
 }
 
-export const PAGES_FORMAT: RegExp = /^\s*[1-9]\d*\s*(?:-\s*(?:[1-9]\d*)?)?\s*$/;
-
 /** Reads the PDF in `chunks` (the file's whole bytes, from sniffPdf) and renders the pages asked for. */
 export async function readPdf(stream: FsReadStream, chunks: AsyncIterable<Uint8Array>, options: PdfReadOptions): Promise<PdfOutput> {
   const { shown, maxBytes } = options;
@@ -113,10 +111,12 @@ export async function readPdf(stream: FsReadStream, chunks: AsyncIterable<Uint8A
     library = await options.load();
   } catch (error) {
     await stream.close();
-    const why = error instanceof Error ? error.message : String(error);
+    // The module loader's message names where the library itself is installed: the model needs none of it.
+    const message = error instanceof Error ? error.message : String(error);
+    const absent = (error as { code?: unknown } | undefined)?.code === "ERR_MODULE_NOT_FOUND" || /(cannot|could not) find (package|module)/i.test(message);
     throw new ToolError(
       "TOOL_UNAVAILABLE",
-      `Cannot read "${shown}": reading PDFs needs the optional package ${PDF_PACKAGE}, which did not load (${why}). Tell the user to install it: npm install ${PDF_PACKAGE}`,
+      `Cannot read "${shown}": reading PDFs needs the optional package ${PDF_PACKAGE}, which ${absent ? "is not installed" : `did not load (${message})`}. Tell the user to install it: npm install ${PDF_PACKAGE}`,
       { cause: error, details: { path: shown, package: PDF_PACKAGE } },
     );
   }
@@ -202,7 +202,7 @@ async function render(pdf: PdfDocument, range: { first: number; last: number | u
   } else if (capped) footer = `(Output capped at the character limit: ${span} of ${total} shown. Continue with pages="${next}".)`;
   else if (shownLast < total)
     footer = `(${span[0]!.toUpperCase()}${span.slice(1)} of ${total}. Continue with pages="${shownLast + 1 === total ? total : `${shownLast + 1}-${total}`}".)`;
-  else footer = `(End of pdf: ${pages(total)}.)`;
+  else footer = `(End of document: ${pages(total)}.)`;
   return {
     content: `${blocks.join("\n\n")}\n\n${footer}`,
     meta: {

@@ -3,7 +3,7 @@ import { FsError, isFsError } from "../fs/errors.ts";
 import { baseName, compareUtf8, joinPath, parentPath } from "../fs/paths.ts";
 import type { FsTarget } from "../fs/types.ts";
 import { readWindow, type ReadWindow } from "../text/window.ts";
-import { loadUnpdf, PAGES_FORMAT, readPdf, sniffPdf } from "./read-pdf.ts";
+import { loadUnpdf, readPdf, sniffPdf } from "./read-pdf.ts";
 import { type CallContext, otherRoots, plural, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
 import { ToolError } from "./types.ts";
 
@@ -27,8 +27,8 @@ export function readTool(env: ToolEnv): Tool<ReadArgs> {
     mutates: false,
     sequenced: true,
     description:
-      `Read a UTF-8 text file. Lines come numbered as "N: text"; at most ${readLines} lines per call, long lines cut. ` +
-      'Use offset and limit to page through large files. A PDF comes as text per page; pages picks them ("3", "2-5").',
+      `Read a UTF-8 text file or a PDF. Lines come numbered as "N: text"; at most ${readLines} lines per call, long lines cut. ` +
+      "Use offset and limit to page through large files; a PDF comes as text per page, chosen with pages.",
     schema: z
       .object({
         path: z
@@ -37,11 +37,7 @@ export function readTool(env: ToolEnv): Tool<ReadArgs> {
           .describe(`File path, absolute or relative to the working directory${otherRoots(env.roots)}`),
         offset: z.number().int().min(1).optional().describe("First line to show, 1-based (default 1)"),
         limit: z.number().int().min(1).max(readLines).optional().describe(`Lines to show (default and maximum ${readLines})`),
-        pages: z
-          .string()
-          .regex(PAGES_FORMAT)
-          .optional()
-          .describe('PDF files only: a page or a range, such as "3" or "2-5" (default: from page 1 as far as fits)'),
+        pages: z.string().min(1).optional().describe('PDF only: a page or a range, "3" or "2-5" (default: from page 1, as many as fit)'),
       })
       .strict(),
     guidance:
