@@ -33,6 +33,7 @@ const config: Options = {
     "@modelcontextprotocol/server",
     "ai",
     "@openai/agents",
+    "unpdf",
   ],
 };
 

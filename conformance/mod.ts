@@ -33,6 +33,7 @@ import { toolsPatchGroup } from "./groups/tools-patch.ts";
 import { toolsPolicyGroup } from "./groups/tools-policy.ts";
 import { toolsReadGroup } from "./groups/tools-read.ts";
 import { toolsReadMediaGroup } from "./groups/tools-read-media.ts";
+import { toolsReadPdfGroup } from "./groups/tools-read-pdf.ts";
 import { toolsRootsGroup } from "./groups/tools-roots.ts";
 import { toolsSandboxGroup } from "./groups/tools-sandbox.ts";
 import { toolsSearchGroup } from "./groups/tools-search.ts";
@@ -74,6 +75,7 @@ export {
   toolsPolicyGroup,
   toolsReadGroup,
   toolsReadMediaGroup,
+  toolsReadPdfGroup,
   toolsRootsGroup,
   toolsSandboxGroup,
   toolsSearchGroup,
@@ -112,6 +114,7 @@ export const toolGroups: readonly ConformanceGroup[] = [
   toolsRootsGroup,
   toolsReadGroup,
   toolsReadMediaGroup,
+  toolsReadPdfGroup,
   toolsWriteGroup,
   toolsEditGroup,
   toolsPatchGroup,

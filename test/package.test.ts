@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { minimalPdf } from "../conformance/pdf.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
@@ -66,7 +67,14 @@ describe("npm pack", () => {
     for (const name of dependencies)
       expect(built, name).toMatch(new RegExp(`from ["']${name.replace(/[/.]/g, "\\$&")}(/[^"']+)?["']|import\\(["']${name.replace(/[/.]/g, "\\$&")}["']\\)`));
     const optional = Object.entries(pkg.peerDependenciesMeta as Record<string, { optional: boolean }>).filter(([, meta]) => meta.optional);
-    expect(optional.map(([name]) => name).sort()).toEqual(["@agentclientprotocol/sdk", "@modelcontextprotocol/server", "@openai/agents", "ai", "memfs"]);
+    expect(optional.map(([name]) => name).sort()).toEqual([
+      "@agentclientprotocol/sdk",
+      "@modelcontextprotocol/server",
+      "@openai/agents",
+      "ai",
+      "memfs",
+      "unpdf",
+    ]);
     for (const name of Object.keys(pkg.peerDependencies)) expect(pkg.devDependencies, name).toHaveProperty(name);
   });
 });
@@ -76,7 +84,7 @@ describe("installed from the tarball into a fresh project", () => {
     expect(install.status, install.stderr).toBe(0);
     expect(`${install.stdout}\n${install.stderr}`).not.toMatch(/install-scripts|allowScripts|rebuil|gyp/i);
     const installed = readdirSync(join(project, "node_modules"));
-    for (const absent of ["memfs", "ai", "@agentclientprotocol", "@modelcontextprotocol", "@openai"]) expect(installed).not.toContain(absent);
+    for (const absent of ["memfs", "ai", "@agentclientprotocol", "@modelcontextprotocol", "@openai", "unpdf"]) expect(installed).not.toContain(absent);
   });
 
   test("the CLI runs a tool; mcp without its SDK says what to install", () => {
@@ -86,6 +94,17 @@ describe("installed from the tarball into a fresh project", () => {
     const mcp = spawnSync(bin, ["mcp", "--root", project], { cwd: project, encoding: "utf8", input: "" });
     expect(mcp.status).toBe(2);
     expect(mcp.stderr).toContain("npm i @modelcontextprotocol/server");
+  });
+
+  test("read of a PDF without unpdf says what to install", () => {
+    writeFileSync(join(project, "doc.pdf"), minimalPdf(["one page"]));
+    const bin = join(project, "node_modules/.bin/toolfs");
+    const read = spawnSync(bin, ["read", '{"path":"doc.pdf"}'], { cwd: project, encoding: "utf8" });
+    const out = `${read.stdout}\n${read.stderr}`;
+    expect(out).toContain(
+      'Cannot read "doc.pdf": reading PDFs needs the optional package unpdf, which is not installed. Tell the user to install it: npm install unpdf',
+    );
+    expect(out).not.toMatch(/\n\s+at /);
   });
 
   test("import and require load the same module; an entry whose peer is missing names the package", () => {

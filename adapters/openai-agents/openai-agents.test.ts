@@ -20,7 +20,7 @@ describe("strictToolSchema", () => {
     const { toolkit } = setup();
     const read = toolkit.definitions.find((d) => d.name === "read")!.inputSchema;
     const strict = strictToolSchema(read);
-    expect(strict.schema.required).toEqual(["path", "offset", "limit"]);
+    expect(strict.schema.required).toEqual(["path", "offset", "limit", "pages"]);
     expect(strict.schema.additionalProperties).toBe(false);
     expect((strict.schema.properties as Record<string, { anyOf?: unknown[] }>).offset!.anyOf).toContainEqual({ type: "null" });
     expect((strict.schema.properties as Record<string, unknown>).path).toEqual((read.properties as Record<string, unknown>).path);

@@ -23,3 +23,4 @@ export { strictToolSchema } from "./strict.ts";
 export type { StrictToolSchema } from "./strict.ts";
 export type { ApplyPatchArgs, PatchedFile } from "./apply-patch.ts";
 export type { DeleteArgs, MoveArgs } from "./delete-move.ts";
+export type { PdfDocument, PdfLibrary, PdfLoader, PdfTextItem } from "./read-pdf.ts";

@@ -8,6 +8,7 @@ import type { SpillStore } from "../spill/mod.ts";
 import type { ApprovalOutcome, ApprovalRequest } from "./approval.ts";
 import type { ToolName } from "./builtins.ts";
 import type { DefinedTool } from "./define.ts";
+import type { PdfLoader } from "./read-pdf.ts";
 import type { ToolLimits } from "./tool.ts";
 import type { ToolCallOptions, ToolDefinition, ToolResult } from "./types.ts";
 
@@ -112,6 +113,11 @@ export interface ToolkitOptions {
    * directory. A file literally named `~` is reached as `./~`. Also what `~` means in `sandbox.deny`.
    */
   readonly home?: string;
+  /**
+   * Loads the PDF library read uses to show a PDF's text; defaults to importing the optional package unpdf
+   * when a PDF is first read. Without it installed, such a read fails TOOL_UNAVAILABLE naming the package.
+   */
+  readonly pdf?: PdfLoader;
 }
 
 export interface Toolkit {

@@ -5,7 +5,9 @@ import type { FsTarget } from "../fs/types.ts";
 import { IMAGE_SNIFF_BYTES, sniffImage } from "../media/image.ts";
 import { readWindow, type ReadWindow } from "../text/window.ts";
 import { isNotebookPath, peekStream, readImage, readNotebook } from "./read-media.ts";
+import { loadUnpdf, readPdf, sniffPdf } from "./read-pdf.ts";
 import { type CallContext, otherRoots, plural, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
+import { ToolError } from "./types.ts";
 
 // One reused buffer (reuseBuffer) of 1 MiB: a scan through a large file costs one call and no allocation per
 // megabyte. Measured with bench/read-edit.ts: 64 KiB chunks cost twice the CPU (a call per chunk), fresh
@@ -16,6 +18,7 @@ export interface ReadArgs {
   readonly path: string;
   readonly offset?: number | undefined;
   readonly limit?: number | undefined;
+  readonly pages?: string | undefined;
 }
 
 /** `read`: a window of a UTF-8 text file with line numbers, in bounded memory whatever the file's size. */
@@ -26,9 +29,10 @@ export function readTool(env: ToolEnv): Tool<ReadArgs> {
     mutates: false,
     sequenced: true,
     description:
-      `Read a UTF-8 text file. Lines come numbered as "N: text"; at most ${readLines} lines per call, long lines cut. ` +
-      "Use offset and limit to page through large files. PNG, JPEG, GIF and WebP images come back as images; a " +
-      "Jupyter notebook (.ipynb) as numbered cells with their outputs, where offset and limit count cells.",
+      `Read a UTF-8 text file or a PDF. Lines come numbered as "N: text"; at most ${readLines} lines per call, long lines cut. ` +
+      "Use offset and limit to page through large files; a PDF comes as text per page, chosen with pages. PNG, JPEG, " +
+      "GIF and WebP images come back as images; a Jupyter notebook (.ipynb) as numbered cells with their outputs, " +
+      "where offset and limit count cells.",
     schema: z
       .object({
         path: z
@@ -37,6 +41,7 @@ export function readTool(env: ToolEnv): Tool<ReadArgs> {
           .describe(`File path, absolute or relative to the working directory${otherRoots(env.roots)}`),
         offset: z.number().int().min(1).optional().describe("First line to show, 1-based (default 1)"),
         limit: z.number().int().min(1).max(readLines).optional().describe(`Lines to show (default and maximum ${readLines})`),
+        pages: z.string().min(1).optional().describe('PDF only: a page or a range, "3" or "2-5" (default: from page 1, as many as fit)'),
       })
       .strict(),
     guidance:
@@ -66,16 +71,34 @@ async function runRead(env: ToolEnv, args: ReadArgs, call: CallContext): Promise
     if (isFsError(error, "FS_NOT_REGULAR_FILE")) throw notAFile(env, shown, error);
     throw error;
   }
+  const { pdf, chunks } = await sniffPdf(stream).catch(async (error) => {
+    await stream.close();
+    throw error;
+  });
+  if (pdf) {
+    if (args.offset !== undefined || args.limit !== undefined) {
+      await stream.close();
+      throw new ToolError("TOOL_INVALID_ARGUMENTS", `"${shown}" is a PDF: choose its pages with pages (such as "2-5"), not offset and limit`);
+    }
+    const load = env.pdf ?? loadUnpdf;
+    const output = await readPdf(stream, chunks, { shown, pages: args.pages, maxChars: limits.readBytes, maxBytes: limits.readPdfBytes, load });
+    ledger?.record(call.actor, target.key, { kind: "present", version: stream.info.version });
+    return output;
+  }
+  if (args.pages !== undefined) {
+    await stream.close();
+    throw new ToolError("TOOL_INVALID_ARGUMENTS", `pages applies to PDF files only, and "${shown}" is not one; use offset and limit`);
+  }
   let view: ReadWindow;
   try {
     // Images are known by their first bytes whatever their name; notebooks by name, then by their JSON.
-    const { head, chunks } = await peekStream(stream, IMAGE_SNIFF_BYTES);
+    const { head, chunks: rest } = await peekStream(chunks, IMAGE_SNIFF_BYTES);
     const image = sniffImage(head);
     const output = image
-      ? await readImage(stream, chunks, shown, image, limits)
+      ? await readImage(stream, rest, shown, image, limits)
       : isNotebookPath(target.displayPath)
-        ? await readNotebook(stream, chunks, shown, { offset, limit, limits })
-        : { notImage: chunks };
+        ? await readNotebook(stream, rest, shown, { offset, limit, limits })
+        : { notImage: rest };
     if (!("notImage" in output)) {
       await stream.close();
       ledger?.record(call.actor, target.key, { kind: "present", version: stream.info.version });

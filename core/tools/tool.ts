@@ -5,6 +5,7 @@ import type { ObservationLedger } from "../policy/ledger.ts";
 import type { ProcessRunner } from "../process/types.ts";
 import type { SearchBackend } from "../search/backend.ts";
 import type { SpillStore } from "../spill/mod.ts";
+import type { PdfLoader } from "./read-pdf.ts";
 import type { WorkspaceRoots } from "./roots.ts";
 import type { ContentPart } from "./types.ts";
 
@@ -14,7 +15,7 @@ export interface ToolLimits {
   readonly readLines: number;
   /** Characters kept per line in read output. */
   readonly readLineChars: number;
-  /** Byte budget of one read's selected lines. */
+  /** Byte budget of one read's selected lines; for a PDF, the characters of page text shown. */
   readonly readBytes: number;
   /** Largest image file read sends as an image; a larger one is refused (read does not resize). */
   readonly imageBytes: number;
@@ -24,6 +25,8 @@ export interface ToolLimits {
   readonly imagePixels: number;
   /** Largest notebook (.ipynb) read loads whole to parse. */
   readonly notebookBytes: number;
+  /** Largest PDF read loads (it parses a whole file in memory). */
+  readonly readPdfBytes: number;
   /** Largest file edit loads whole. */
   readonly editMaxBytes: number;
   /** Largest previous content write loads to diff against (and to keep its line endings and BOM). */
@@ -62,6 +65,7 @@ export const DEFAULT_LIMITS: ToolLimits = {
   imageMaxSide: 8000,
   imagePixels: 40_000_000,
   notebookBytes: 32 * 1024 * 1024,
+  readPdfBytes: 32 * 1024 * 1024,
   editMaxBytes: 64 * 1024 * 1024,
   writeDiffMaxBytes: 10 * 1024 * 1024,
   diffBytes: 8 * 1024,
@@ -96,6 +100,8 @@ export interface ToolEnv {
   readonly runner: ProcessRunner | undefined;
   /** The variables bash commands inherit (ProcessSpec.inheritEnv); absent: all of them. */
   readonly bashEnv?: readonly string[] | undefined;
+  /** Loads the PDF library for read; absent: unpdf, imported when a PDF is first read. */
+  readonly pdf?: PdfLoader | undefined;
   /** What the sandbox lets a confined bash do ("sandboxed: ..."), for its description; undefined when bash is not confined. */
   readonly bashSandbox?: string | undefined;
 }

@@ -118,6 +118,7 @@ class ToolkitImpl implements Toolkit {
       overCap: options.overCap ?? "sample",
       runner,
       bashEnv: bashEnv(options.bashEnv),
+      pdf: options.pdf,
       bashSandbox: bash.offered && bash.confined ? describeShell(this.#policy!) : undefined,
     };
     for (const entry of entries) {
