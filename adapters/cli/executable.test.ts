@@ -92,8 +92,11 @@ describe("the toolfs executable", () => {
     cpSync(fileURLToPath(new URL("../../dist", import.meta.url)), join(pkg, "dist"), { recursive: true });
     writeFileSync(join(pkg, "package.json"), '{"type":"module"}');
     const modules = fileURLToPath(new URL("../../node_modules", import.meta.url));
-    for (const name of ["diff", "eventsource-parser", "re2js", "zod", "@vscode/ripgrep"])
-      symlinkSync(realpathSync(join(modules, name)), join(pkg, "node_modules", name));
+    // Every dependency package.json declares, so one added later is there too.
+    const manifest = JSON.parse(readFileSync(fileURLToPath(new URL("../../package.json", import.meta.url)), "utf8")) as {
+      dependencies: Record<string, string>;
+    };
+    for (const name of Object.keys(manifest.dependencies)) symlinkSync(realpathSync(join(modules, name)), join(pkg, "node_modules", name));
     writeFileSync(join(dir, "a.txt"), "a\n");
     writeFileSync(join(dir, "s.json"), '{"turns":[{"text":"hi"}]}');
     const bin = join(pkg, "dist/cli.js");
