@@ -7,36 +7,6 @@ import { concatBytes } from "../text/utf8.ts";
 import type { ToolLimits, ToolOutput } from "./tool.ts";
 import type { ContentPart } from "./types.ts";
 
-/** The first `want` bytes of a stream (fewer at its end), and every chunk from the start for whoever reads on. */
-export async function peekStream(stream: AsyncIterable<Uint8Array>, want: number): Promise<{ head: Uint8Array; chunks: AsyncIterable<Uint8Array> }> {
-  const iterator = stream[Symbol.asyncIterator]();
-  const held: Uint8Array[] = [];
-  let size = 0;
-  let done = false;
-  while (size < want) {
-    const next = await iterator.next();
-    if (next.done) {
-      done = true;
-      break;
-    }
-    // A reused buffer is overwritten by the next chunk: keep copies once there is more than one.
-    if (held.length === 1) held[0] = (held[0] as Uint8Array).slice();
-    held.push(held.length === 0 ? next.value : next.value.slice());
-    size += next.value.length;
-  }
-  const head = concatBytes(held).subarray(0, want);
-  async function* chunks(): AsyncGenerator<Uint8Array> {
-    yield* held;
-    if (done) return;
-    for (;;) {
-      const next = await iterator.next();
-      if (next.done) return;
-      yield next.value;
-    }
-  }
-  return { head: head.slice(), chunks: chunks() };
-}
-
 /** Every byte of the stream, refusing (FS_TOO_LARGE) past `limit`, before reading when the size says so. */
 async function readAll(stream: FsReadStream, chunks: AsyncIterable<Uint8Array>, limit: number, tooLarge: (size: number) => FsError): Promise<Uint8Array> {
   if (stream.info.size > limit) throw tooLarge(stream.info.size);

@@ -3,6 +3,7 @@
 import { FsError } from "../fs/errors.ts";
 import type { FsReadStream } from "../fs/types.ts";
 import { concatBytes } from "../text/utf8.ts";
+import { peekStream } from "./peek.ts";
 import { ToolError } from "./types.ts";
 
 /** The part of unpdf read uses; a host or a test may hand its own loader to the toolkit (ToolkitOptions.pdf). */
@@ -35,36 +36,13 @@ const MAGIC = [0x25, 0x50, 0x44, 0x46, 0x2d]; // "%PDF-"
  * the rest), so a text window reads the file from its start whatever was looked at.
  */
 export async function sniffPdf(stream: FsReadStream): Promise<{ readonly pdf: boolean; readonly chunks: AsyncIterable<Uint8Array> }> {
-  const iterator = stream[Symbol.asyncIterator]();
-  const head: Uint8Array[] = [];
-  let seen = 0;
-  let done = false;
-  while (seen < MAGIC.length) {
-    const next = await iterator.next();
-    if (next.done) {
-      done = true;
-      break;
-    }
-    // Kept across the next read, so copied: the stream may hand out one buffer again and again.
-    head.push(next.value.slice());
-    seen += next.value.length;
-  }
-  const start = concatBytes(head);
-  const pdf = start.length >= MAGIC.length && MAGIC.every((byte, i) => start[i] === byte);
-  async function* chunks(): AsyncGenerator<Uint8Array> {
-    let finished = done;
-    try {
-      if (start.length > 0) yield start;
-      while (!finished) {
-        const next = await iterator.next();
-        if (next.done) finished = true;
-        else yield next.value;
-      }
-    } finally {
-      if (!finished) await iterator.return?.();
-    }
-  }
-  return { pdf, chunks: chunks() };
+  const { head, chunks } = await peekStream(stream, MAGIC.length);
+  return { pdf: isPdf(head), chunks };
+}
+
+/** Whether a file's first bytes are a PDF's. */
+export function isPdf(head: Uint8Array): boolean {
+  return head.length >= MAGIC.length && MAGIC.every((byte, i) => head[i] === byte);
 }
 
 /** What read answers for a PDF (a ToolOutput; not imported, as tool.ts imports this module's types). */

@@ -4,8 +4,9 @@ import { baseName, compareUtf8, joinPath, parentPath } from "../fs/paths.ts";
 import type { FsTarget } from "../fs/types.ts";
 import { IMAGE_SNIFF_BYTES, sniffImage } from "../media/image.ts";
 import { readWindow, type ReadWindow } from "../text/window.ts";
-import { isNotebookPath, peekStream, readImage, readNotebook } from "./read-media.ts";
-import { loadUnpdf, readPdf, sniffPdf } from "./read-pdf.ts";
+import { peekStream } from "./peek.ts";
+import { isNotebookPath, readImage, readNotebook } from "./read-media.ts";
+import { isPdf, loadUnpdf, readPdf } from "./read-pdf.ts";
 import { type CallContext, otherRoots, plural, type Tool, type ToolEnv, type ToolOutput } from "./tool.ts";
 import { ToolError } from "./types.ts";
 
@@ -71,11 +72,12 @@ async function runRead(env: ToolEnv, args: ReadArgs, call: CallContext): Promise
     if (isFsError(error, "FS_NOT_REGULAR_FILE")) throw notAFile(env, shown, error);
     throw error;
   }
-  const { pdf, chunks } = await sniffPdf(stream).catch(async (error) => {
+  // What a file is, is known by its first bytes whatever its name: a PDF, then an image; a notebook by its name.
+  const { head, chunks } = await peekStream(stream, IMAGE_SNIFF_BYTES).catch(async (error) => {
     await stream.close();
     throw error;
   });
-  if (pdf) {
+  if (isPdf(head)) {
     if (args.offset !== undefined || args.limit !== undefined) {
       await stream.close();
       throw new ToolError("TOOL_INVALID_ARGUMENTS", `"${shown}" is a PDF: choose its pages with pages (such as "2-5"), not offset and limit`);
@@ -91,14 +93,12 @@ async function runRead(env: ToolEnv, args: ReadArgs, call: CallContext): Promise
   }
   let view: ReadWindow;
   try {
-    // Images are known by their first bytes whatever their name; notebooks by name, then by their JSON.
-    const { head, chunks: rest } = await peekStream(chunks, IMAGE_SNIFF_BYTES);
     const image = sniffImage(head);
     const output = image
-      ? await readImage(stream, rest, shown, image, limits)
+      ? await readImage(stream, chunks, shown, image, limits)
       : isNotebookPath(target.displayPath)
-        ? await readNotebook(stream, rest, shown, { offset, limit, limits })
-        : { notImage: rest };
+        ? await readNotebook(stream, chunks, shown, { offset, limit, limits })
+        : { notImage: chunks };
     if (!("notImage" in output)) {
       await stream.close();
       ledger?.record(call.actor, target.key, { kind: "present", version: stream.info.version });
